@@ -1,0 +1,515 @@
+"""UOp: the immutable, hash-consed, type-checked node of the IR.
+
+Hash consing is what every layer above leans on: building the same node twice returns the same
+object, so `is` is structural equality and a dict keyed by node is a memo table. The cache holds
+nodes weakly (a dropped graph is freed) and keys constants by type and bit pattern, so that 0, 0.0,
+-0.0 and False are four nodes while NaN is one. dtype and shape are derived and checked when a node
+is first built; an ill-typed node raises UOpError naming the op and the problem.
+
+Every traversal here is iterative: a 20,000-deep chain must not hit Python's recursion limit.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import weakref
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NamedTuple
+
+from .dtype import DType, dtypes
+from .ops import BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
+
+__all__ = ["ParamArg", "UOp", "UOpError", "call_params", "prod"]
+
+
+class UOpError(ValueError):
+    """An ill-formed node: the message names the op and what was wrong."""
+
+
+class ParamArg(NamedTuple):
+    """A program input (or a CALL body's parameter): slot number, dtype and shape."""
+
+    slot: int
+    dtype: DType
+    shape: tuple[int, ...] = ()
+    addrspace: str | None = None
+
+
+def prod(xs: Iterable[int]) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out
+
+
+def _arg_key(a: Any) -> Any:
+    """A hashable key that keeps apart what Python's numeric tower merges (0, 0.0, -0.0, False)."""
+    if isinstance(a, bool):
+        return ("b", a)
+    if isinstance(a, int):
+        return ("i", a)
+    if isinstance(a, float):
+        return ("f", "nan") if math.isnan(a) else ("f", struct.pack("<d", a))
+    if isinstance(a, tuple):
+        return ("t", type(a), tuple(_arg_key(x) for x in a))
+    return (type(a), a)
+
+
+_cache: weakref.WeakValueDictionary[tuple, UOp] = weakref.WeakValueDictionary()
+
+
+def _shape_str(shape: tuple[int, ...]) -> str:
+    return "()" if not shape else "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _is_shape(s: Any) -> bool:
+    return isinstance(s, tuple) and all(isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in s)
+
+
+class UOp:
+    """One node. Construct with UOp(op, src, arg); dtype and shape are derived."""
+
+    __slots__ = ("__weakref__", "_memo", "arg", "dtype", "op", "shape", "src")
+    op: Ops
+    src: tuple[UOp, ...]
+    arg: Any
+    dtype: DType
+    shape: tuple[int, ...]
+
+    def __new__(cls, op: Ops, src: tuple[UOp, ...] = (), arg: Any = None):
+        if not isinstance(op, Ops):
+            raise UOpError(f"UOp needs an Ops member, got {op!r}")
+        if not isinstance(src, tuple):
+            src = tuple(src)
+        if op is Ops.CONST and isinstance(arg, float) and math.isnan(arg):
+            arg = math.nan  # one NaN node, whatever the payload object
+        key = (op, src, _arg_key(arg))
+        if (hit := _cache.get(key)) is not None:
+            return hit
+        for s in src:
+            if not isinstance(s, UOp):
+                raise UOpError(f"{op.name} source must be a UOp, got {type(s).__name__}: {s!r}")
+        dtype, shape = _infer(op, src, arg)
+        self = object.__new__(cls)
+        for name, value in (("op", op), ("src", src), ("arg", arg), ("dtype", dtype), ("shape", shape)):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_memo", None)
+        _cache[key] = self
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("UOp is immutable")
+
+    def __reduce__(self):
+        return (UOp, (self.op, self.src, self.arg))
+
+    def __bool__(self) -> bool:
+        raise TypeError("a UOp has no truth value (did you mean `is`, or .where?)")
+
+    # -- per-node memo of derived facts (bounds, ...), owned by the analyses that fill it
+    def memo(self, name: str, compute: Callable[[UOp], Any]) -> Any:
+        m = self._memo
+        if m is None:
+            m = {}
+            object.__setattr__(self, "_memo", m)
+        if name not in m:
+            m[name] = compute(self)
+        return m[name]
+
+    # -- construction helpers
+    @staticmethod
+    def const(v: Any, dtype: DType | None = None, shape: tuple[int, ...] = ()) -> UOp:
+        """A scalar constant (converted to dtype), broadcast to shape with RESHAPE + EXPAND if given."""
+        if isinstance(v, UOp):
+            raise UOpError(f"CONST value must be a Python scalar, got a UOp ({v.op.name})")
+        if dtype is None:
+            dtype = dtypes.of(v)
+        elif not isinstance(dtype, DType):
+            raise UOpError(f"CONST dtype must be a DType, got {dtype!r}")
+        if dtype is dtypes.bool:
+            v = bool(v)
+        elif dtype is dtypes.i32:
+            if isinstance(v, float):
+                if not v.is_integer():
+                    raise UOpError(f"CONST i32 value must be an integer, got {v!r}")
+                v = int(v)
+            v = int(v)
+        else:
+            v = float(v)
+        c = UOp(Ops.CONST, (), v)
+        return c.broadcast(shape) if shape else c
+
+    @staticmethod
+    def param(slot: int, dtype: DType = dtypes.i32, shape: tuple[int, ...] = ()) -> UOp:
+        return UOp(Ops.PARAM, (), ParamArg(slot, dtype, tuple(shape)))
+
+    @staticmethod
+    def range(extent: UOp | int, ident: Any) -> UOp:
+        """A loop variable in [0, extent - 1]; ident keeps apart loops of equal extent."""
+        return UOp(Ops.RANGE, (extent if isinstance(extent, UOp) else UOp.const(extent),), ident)
+
+    @staticmethod
+    def stack(*elems: UOp | Any) -> UOp:
+        return UOp(Ops.STACK, tuple(e if isinstance(e, UOp) else UOp.const(e) for e in elems))
+
+    def const_like(self, v: Any) -> UOp:
+        """A constant of this node's dtype and shape."""
+        return UOp.const(v, self.dtype, self.shape)
+
+    def broadcast(self, shape: tuple[int, ...]) -> UOp:
+        """A scalar broadcast to shape, spelled RESHAPE to all-ones then EXPAND."""
+        if self.shape == tuple(shape):
+            return self
+        if self.shape != ():
+            raise UOpError(f"broadcast needs a scalar, got shape {_shape_str(self.shape)}")
+        shape = tuple(shape)
+        return self.reshape((1,) * len(shape)).expand(shape)
+
+    def replace(self, src: tuple[UOp, ...] | None = None, arg: Any = ...) -> UOp:
+        return UOp(self.op, self.src if src is None else tuple(src), self.arg if arg is ... else arg)
+
+    def _operand(self, x: Any) -> UOp:
+        return x if isinstance(x, UOp) else UOp.const(x, self.dtype, self.shape)
+
+    def alu(self, op: Ops, *others: Any) -> UOp:
+        return UOp(op, (self, *(self._operand(o) for o in others)))
+
+    # -- sugar: the operators the chapter writes rules with
+    def __add__(self, o: Any) -> UOp:
+        return self.alu(Ops.ADD, o)
+
+    def __radd__(self, o: Any) -> UOp:
+        return self._operand(o).alu(Ops.ADD, self)
+
+    def __mul__(self, o: Any) -> UOp:
+        return self.alu(Ops.MUL, o)
+
+    def __rmul__(self, o: Any) -> UOp:
+        return self._operand(o).alu(Ops.MUL, self)
+
+    def __sub__(self, o: Any) -> UOp:
+        return self + self._operand(o) * -1
+
+    def __rsub__(self, o: Any) -> UOp:
+        return self._operand(o) + self * -1
+
+    def __neg__(self) -> UOp:
+        return self * -1
+
+    def __floordiv__(self, o: Any) -> UOp:
+        return self.alu(Ops.FLOORDIV, o)
+
+    def __rfloordiv__(self, o: Any) -> UOp:
+        return self._operand(o).alu(Ops.FLOORDIV, self)
+
+    def __mod__(self, o: Any) -> UOp:
+        return self.alu(Ops.FLOORMOD, o)
+
+    def __rmod__(self, o: Any) -> UOp:
+        return self._operand(o).alu(Ops.FLOORMOD, self)
+
+    def __lt__(self, o: Any) -> UOp:
+        return self.alu(Ops.CMPLT, o)
+
+    def __gt__(self, o: Any) -> UOp:
+        return self._operand(o).alu(Ops.CMPLT, self)
+
+    def ne(self, o: Any) -> UOp:
+        return self.alu(Ops.CMPNE, o)
+
+    def maximum(self, o: Any) -> UOp:
+        return self.alu(Ops.MAX, o)
+
+    def where(self, a: Any, b: Any) -> UOp:
+        """self ? a : b, with Python scalars taking the other branch's dtype and this node's shape."""
+        if not isinstance(a, UOp) and not isinstance(b, UOp):
+            a = UOp.const(a, shape=self.shape)
+        a = a if isinstance(a, UOp) else UOp.const(a, b.dtype, self.shape)
+        b = b if isinstance(b, UOp) else UOp.const(b, a.dtype, self.shape)
+        return UOp(Ops.WHERE, (self, a, b))
+
+    def cast(self, dtype: DType) -> UOp:
+        return UOp(Ops.CAST, (self,), dtype)
+
+    def recip(self) -> UOp:
+        return UOp(Ops.RECIP, (self,))
+
+    def exp2(self) -> UOp:
+        return UOp(Ops.EXP2, (self,))
+
+    def log2(self) -> UOp:
+        return UOp(Ops.LOG2, (self,))
+
+    def sqrt(self) -> UOp:
+        return UOp(Ops.SQRT, (self,))
+
+    def sin(self) -> UOp:
+        return UOp(Ops.SIN, (self,))
+
+    def index(self, *idx: UOp | int) -> UOp:
+        return UOp(Ops.INDEX, (self, *(i if isinstance(i, UOp) else UOp.const(i, dtypes.i32) for i in idx)))
+
+    def reshape(self, shape: tuple[int, ...]) -> UOp:
+        return UOp(Ops.RESHAPE, (self,), tuple(shape))
+
+    def expand(self, shape: tuple[int, ...]) -> UOp:
+        return UOp(Ops.EXPAND, (self,), tuple(shape))
+
+    def permute(self, order: tuple[int, ...]) -> UOp:
+        return UOp(Ops.PERMUTE, (self,), tuple(order))
+
+    def shrink(self, arg: tuple[tuple[int, int], ...]) -> UOp:
+        return UOp(Ops.SHRINK, (self,), tuple(tuple(p) for p in arg))
+
+    def reduce(self, op: Ops, k: int = 1) -> UOp:
+        return UOp(Ops.REDUCE, (self,), (op, k))
+
+    def call(self, *args: UOp | Any, name: str = "f") -> UOp:
+        """self (a body) applied to args."""
+        return UOp(Ops.CALL, (self, *(a if isinstance(a, UOp) else UOp.const(a) for a in args)), name)
+
+    # -- traversals (iterative)
+    def toposort(self) -> list[UOp]:
+        """Every node reachable from self, sources before users, left to right."""
+        order: list[UOp] = []
+        seen: set[UOp] = set()
+        stack: list[tuple[UOp, bool]] = [(self, False)]
+        while stack:
+            u, expanded = stack.pop()
+            if expanded:
+                order.append(u)
+                continue
+            if u in seen:
+                continue
+            seen.add(u)
+            stack.append((u, True))
+            stack.extend((s, False) for s in reversed(u.src) if s not in seen)
+        return order
+
+    def substitute(self, mapping: Mapping[UOp, UOp]) -> UOp:
+        """Replace nodes by mapping, rebuilding users. A nested CALL's body is a binder: never entered."""
+        return rebuild(self, lambda u: mapping.get(u), enter_call_bodies=False)
+
+    def __repr__(self) -> str:
+        return _repr(self, 3)
+
+    @property
+    def size(self) -> int:
+        """Number of distinct nodes (the DAG size)."""
+        return len(self.toposort())
+
+
+def rebuild(root: UOp, replace: Callable[[UOp], UOp | None], enter_call_bodies: bool = False) -> UOp:
+    """Rebuild root bottom-up: a node for which replace returns a UOp becomes that UOp (not entered).
+
+    With enter_call_bodies=False a CALL keeps its body (src[0]) untouched, which is what
+    substitution must do: the body binds its own PARAMs.
+    """
+    new: dict[UOp, UOp] = {}
+    stack: list[tuple[UOp, bool]] = [(root, False)]
+    while stack:
+        u, expanded = stack.pop()
+        if u in new:
+            continue
+        if not expanded:
+            if (r := replace(u)) is not None:
+                new[u] = r
+                continue
+            stack.append((u, True))
+            kids = u.src[1:] if (u.op is Ops.CALL and not enter_call_bodies) else u.src
+            stack.extend((s, False) for s in reversed(kids) if s not in new)
+            continue
+        if u.op is Ops.CALL and not enter_call_bodies:
+            src = (u.src[0], *(new[s] for s in u.src[1:]))
+        else:
+            src = tuple(new[s] for s in u.src)
+        new[u] = u if all(a is b for a, b in zip(src, u.src, strict=True)) else u.replace(src=src)
+    return new[root]
+
+
+def call_params(body: UOp) -> list[UOp]:
+    """The PARAMs of a body, by slot; a nested CALL's body is its own scope and is not entered."""
+    found: set[UOp] = set()
+    seen: set[UOp] = set()
+    stack = [body]
+    while stack:
+        u = stack.pop()
+        if u in seen:
+            continue
+        seen.add(u)
+        if u.op is Ops.PARAM:
+            found.add(u)
+        stack.extend(u.src[1:] if u.op is Ops.CALL else u.src)
+    return sorted(found, key=lambda p: (p.arg.slot, p.arg.dtype.name, p.arg.shape))
+
+
+def _repr(u: UOp, depth: int) -> str:
+    """The constructor call that builds u, sources elided below `depth` levels."""
+    parts = [f"Ops.{u.op.name}"]
+    if u.src:
+        inner = ", ".join(_repr(s, depth - 1) for s in u.src) if depth > 0 else "..."
+        parts.append(f"src=({inner}{',' if len(u.src) == 1 and depth > 0 else ''})")
+    if u.arg is not None:
+        parts.append(f"arg={u.arg!r}")
+    return f"UOp({', '.join(parts)})"
+
+
+# ---------------------------------------------------------------------------
+# type and shape inference: one function per family, each naming the op in its errors
+
+
+def _same(op: Ops, src: tuple[UOp, ...], what: str = "operands") -> None:
+    a = src[0]
+    for s in src[1:]:
+        if s.dtype is not a.dtype:
+            raise UOpError(f"{op.name} {what} must have one dtype, got {a.dtype.name} and {s.dtype.name}")
+        if s.shape != a.shape:
+            raise UOpError(
+                f"{op.name} {what} must have one shape, got {_shape_str(a.shape)} and {_shape_str(s.shape)}"
+            )
+
+
+def _nsrc(op: Ops, src: tuple[UOp, ...], n: int) -> None:
+    if len(src) != n:
+        raise UOpError(f"{op.name} takes {n} source{'s' if n != 1 else ''}, got {len(src)}")
+
+
+def _infer(op: Ops, src: tuple[UOp, ...], arg: Any) -> tuple[DType, tuple[int, ...]]:
+    if op is Ops.CONST:
+        _nsrc(op, src, 0)
+        if isinstance(arg, int) and not isinstance(arg, bool) and not -(2**31) <= arg < 2**31:
+            raise UOpError(f"CONST i32 value {arg} is outside the int32 range")
+        try:
+            return dtypes.of(arg), ()
+        except TypeError as e:
+            raise UOpError(f"CONST {e}") from None
+    if op is Ops.PARAM:
+        _nsrc(op, src, 0)
+        if not isinstance(arg, ParamArg):
+            raise UOpError(f"PARAM arg must be a ParamArg, got {arg!r}")
+        if not isinstance(arg.slot, int) or isinstance(arg.slot, bool) or arg.slot < 0:
+            raise UOpError(f"PARAM slot must be a non-negative int, got {arg.slot!r}")
+        if not isinstance(arg.dtype, DType):
+            raise UOpError(f"PARAM dtype must be a DType, got {arg.dtype!r}")
+        if not _is_shape(arg.shape):
+            raise UOpError(f"PARAM shape must be a tuple of positive ints, got {arg.shape!r}")
+        return arg.dtype, arg.shape
+    if op is Ops.RANGE:
+        _nsrc(op, src, 1)
+        if src[0].dtype is not dtypes.i32 or src[0].shape != ():
+            got = f"{src[0].dtype.name} {_shape_str(src[0].shape)}"
+            raise UOpError(f"RANGE extent must be an i32 scalar, got {got}")
+        if arg is None:
+            raise UOpError("RANGE needs an identifier in its arg, so that two loops of one extent differ")
+        return dtypes.i32, ()
+    if op is Ops.STACK:
+        if not src:
+            raise UOpError("STACK needs at least one element")
+        _same(op, src, "elements")
+        return src[0].dtype, (len(src), *src[0].shape)
+    if op is Ops.INDEX:
+        if not src:
+            raise UOpError("INDEX needs a source to index")
+        base, idx = src[0], src[1:]
+        if len(idx) > len(base.shape):
+            raise UOpError(f"INDEX has {len(idx)} indices into a value of rank {len(base.shape)}")
+        for k, i in enumerate(idx):
+            if i.dtype is not dtypes.i32 or i.shape != ():
+                got = f"{i.dtype.name} {_shape_str(i.shape)}"
+                raise UOpError(f"INDEX index {k} must be an i32 scalar, got {got}")
+        return base.dtype, base.shape[len(idx) :]
+    if op is Ops.CALL:
+        return _infer_call(src, arg)
+    if op in BINARY:
+        _nsrc(op, src, 2)
+        _same(op, src)
+        d = src[0].dtype
+        if op in (Ops.FLOORDIV, Ops.FLOORMOD) and d is not dtypes.i32:
+            raise UOpError(f"{op.name} needs i32 operands, got {d.name}")
+        return (dtypes.bool if op in (Ops.CMPLT, Ops.CMPNE) else d), src[0].shape
+    if op is Ops.WHERE:
+        _nsrc(op, src, 3)
+        if src[0].dtype is not dtypes.bool:
+            raise UOpError(f"WHERE condition must be bool, got {src[0].dtype.name}")
+        if src[0].shape != src[1].shape:
+            raise UOpError(
+                f"WHERE condition shape {_shape_str(src[0].shape)} differs from "
+                f"value shape {_shape_str(src[1].shape)}"
+            )
+        _same(op, src[1:], "branches")
+        return src[1].dtype, src[1].shape
+    if op in TRANSCENDENTAL:
+        _nsrc(op, src, 1)
+        if not src[0].dtype.is_float:
+            raise UOpError(f"{op.name} needs an f32 operand, got {src[0].dtype.name}")
+        return src[0].dtype, src[0].shape
+    if op is Ops.CAST:
+        _nsrc(op, src, 1)
+        if not isinstance(arg, DType):
+            raise UOpError(f"CAST target must be a DType, got {arg!r}")
+        return arg, src[0].shape
+    if op in MOVEMENT:
+        _nsrc(op, src, 1)
+        return src[0].dtype, _movement_shape(op, src[0].shape, arg)
+    if op is Ops.REDUCE:
+        _nsrc(op, src, 1)
+        if not (isinstance(arg, tuple) and len(arg) == 2 and arg[0] in REDUCE_OPS and type(arg[1]) is int):
+            raise UOpError(f"REDUCE arg must be (op, k) with op ADD, MUL or MAX, got {arg!r}")
+        k, shape = arg[1], src[0].shape
+        if not 1 <= k <= len(shape):
+            raise UOpError(f"REDUCE of {k} axes on a value of rank {len(shape)}")
+        return src[0].dtype, shape[: len(shape) - k]
+    raise UOpError(f"no type rule for {op.name}")  # pragma: no cover  (every op has one)
+
+
+def _movement_shape(op: Ops, shape: tuple[int, ...], arg: Any) -> tuple[int, ...]:
+    if op is Ops.RESHAPE:
+        if not _is_shape(arg):
+            raise UOpError(f"RESHAPE needs a shape of positive ints, got {arg!r}")
+        if prod(arg) != prod(shape):
+            raise UOpError(f"RESHAPE from {_shape_str(shape)} to {_shape_str(arg)} changes the size")
+        return arg
+    if op is Ops.EXPAND:
+        if not _is_shape(arg) or len(arg) != len(shape):
+            raise UOpError(f"EXPAND needs a shape of rank {len(shape)}, got {arg!r}")
+        for k, (a, b) in enumerate(zip(shape, arg, strict=True)):
+            if a != b and a != 1:
+                raise UOpError(f"EXPAND of axis {k} from {a} to {b}: only an axis of size 1 can expand")
+        return arg
+    if op is Ops.PERMUTE:
+        if not isinstance(arg, tuple) or sorted(arg) != list(range(len(shape))):
+            raise UOpError(f"PERMUTE order {arg!r} is not a permutation of range({len(shape)})")
+        return tuple(shape[k] for k in arg)
+    # SHRINK
+    if not isinstance(arg, tuple) or len(arg) != len(shape):
+        raise UOpError(f"SHRINK needs {len(shape)} (begin, end) pairs, got {arg!r}")
+    out = []
+    for k, (pair, dim) in enumerate(zip(arg, shape, strict=True)):
+        if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(v, int) for v in pair)):
+            raise UOpError(f"SHRINK axis {k} needs a (begin, end) pair, got {pair!r}")
+        b, e = pair
+        if not 0 <= b < e <= dim:
+            raise UOpError(f"SHRINK axis {k} range ({b}, {e}) is outside [0, {dim}] or empty")
+        out.append(e - b)
+    return tuple(out)
+
+
+def _infer_call(src: tuple[UOp, ...], arg: Any) -> tuple[DType, tuple[int, ...]]:
+    if not src:
+        raise UOpError("CALL needs a body")
+    body, args = src[0], src[1:]
+    params = call_params(body)
+    slots = [p.arg.slot for p in params]
+    if len(set(slots)) != len(slots):
+        dup = next(s for s in slots if slots.count(s) > 1)
+        raise UOpError(f"CALL body has two different PARAMs for slot {dup}")
+    if slots != list(range(len(args))):
+        raise UOpError(f"CALL needs params 0..{len(args) - 1}, body has {slots}")
+    for p, a in zip(params, args, strict=True):
+        if a.dtype is not p.dtype or a.shape != p.shape:
+            raise UOpError(
+                f"CALL argument {p.arg.slot} is {a.dtype.name} {_shape_str(a.shape)}, "
+                f"param {p.arg.slot} is {p.dtype.name} {_shape_str(p.shape)}"
+            )
+    return body.dtype, body.shape

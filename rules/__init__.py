@@ -1,0 +1,1 @@
+"""Saturation rule sets, declared as egglog programs (one `.egg` file per family)."""
