@@ -1,0 +1,71 @@
+"""Python values <-> literal programs, and binding a program's inputs.
+
+A fully known value of the IR is a literal: a CONST (scalar) or a STACK tree of CONSTs (tensor).
+Binding a program's PARAMs to literals turns it into a closed program that `run` evaluates, which
+is how the interpreter is used as an oracle against the C backend and saturation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .dtype import DType, dtypes, truncate
+from .ops import Ops
+from .uop import UOp, UOpError, call_params
+
+__all__ = ["bind_params", "literal", "random_value"]
+
+
+def literal(value: Any, dtype: DType, shape: tuple[int, ...] = ()) -> UOp:
+    """The CONST/STACK tree holding value (a scalar, or nested lists / a numpy array of shape)."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if not shape:
+        if isinstance(value, list | tuple):
+            raise UOpError(f"expected a {dtype.name} scalar, got a sequence of length {len(value)}")
+        if dtype is dtypes.f32 and not isinstance(value, int | float):
+            raise UOpError(f"expected an f32 scalar, got {type(value).__name__} {value!r}")
+        if dtype is not dtypes.f32 and not isinstance(value, int):  # bool is an int subclass
+            raise UOpError(f"expected an {dtype.name} scalar, got {type(value).__name__} {value!r}")
+        if dtype is dtypes.i32 and not isinstance(value, bool) and truncate(dtype, value) != value:
+            raise UOpError(f"{value} is outside the int32 range")
+        return UOp.const(value, dtype)
+    if not isinstance(value, list | tuple) or len(value) != shape[0]:
+        got = f"length {len(value)}" if isinstance(value, list | tuple) else type(value).__name__
+        raise UOpError(f"expected a sequence of length {shape[0]} (shape {shape}), got {got}")
+    return UOp(Ops.STACK, tuple(literal(v, dtype, shape[1:]) for v in value))
+
+
+def bind_params(program: UOp, values: Mapping[int, Any]) -> UOp:
+    """program with each free PARAM (by slot) replaced by the literal of its value."""
+    params = call_params(program)
+    missing = [p.arg.slot for p in params if p.arg.slot not in values]
+    if missing:
+        raise UOpError(f"no value for PARAM slot{'s' if len(missing) > 1 else ''} {missing}")
+    bound = {}
+    for p in params:
+        try:
+            bound[p] = literal(values[p.arg.slot], p.dtype, p.shape)
+        except UOpError as e:
+            raise UOpError(f"PARAM slot {p.arg.slot}: {e}") from None
+    return program.substitute(bound)
+
+
+def random_value(rng: Any, dtype: DType, shape: tuple[int, ...] = ()) -> Any:
+    """A random value of dtype and shape from a random.Random, biased towards edge cases."""
+    if shape:
+        return [random_value(rng, dtype, shape[1:]) for _ in range(shape[0])]
+    if dtype is dtypes.bool:
+        return rng.random() < 0.5
+    if dtype is dtypes.i32:
+        pick = rng.random()
+        if pick < 0.15:
+            return rng.choice([0, 1, -1, 2, -2, 2**31 - 1, -(2**31), 2**31 - 2, -(2**31) + 1])
+        if pick < 0.6:
+            return rng.randint(-64, 64)
+        return rng.randint(-(2**31), 2**31 - 1)
+    pick = rng.random()
+    if pick < 0.15:
+        return rng.choice([0.0, -0.0, 1.0, -1.0, float("inf"), float("-inf"), float("nan"), 1e-45, 3.4e38])
+    return truncate(dtypes.f32, rng.uniform(-100.0, 100.0) if pick < 0.8 else rng.uniform(-1e30, 1e30))
