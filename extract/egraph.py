@@ -6,27 +6,72 @@ an extractor can be tested on hand-built and random e-graphs without egglog.
 
 An ENode is one UOp operator (op and arg as in UOp) over child e-classes, in UOp source order.
 Choosing one e-node per needed e-class and building bottom-up gives a hash-consed UOp program.
+
+ENode equality follows UOp's hash consing, not Python's numeric tower: CONST 0, 0.0, -0.0 and
+False are four different e-nodes, and a NaN constant equals itself. `EGraph.validate` checks the
+structural promises extractors rely on (see its docstring); `to_json`/`from_json` give a
+lossless text form (meta is not serialized), and `EGraph.from_programs` the trivial e-graph of
+UOp programs (one e-class per node), which is how `cost_of` and the tests reuse the extractors'
+machinery on plain programs.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from eqsat_uopc.dtype import DType
+from eqsat_uopc.dtype import DType, dtypes
 from eqsat_uopc.ops import Ops
+from eqsat_uopc.uop import ParamArg, UOp
 
-__all__ = ["ClassId", "EClass", "EGraph", "ENode"]
+__all__ = ["ClassId", "EClass", "EGraph", "EGraphError", "ENode", "arg_key"]
 
 ClassId = str
 
 
-@dataclass(frozen=True)
+class EGraphError(ValueError):
+    """A malformed e-graph or e-graph text: the message names the e-class, e-node or field."""
+
+
+def arg_key(a: Any) -> Any:
+    """A hashable key for an e-node arg that keeps apart 0, 0.0, -0.0 and False (as UOp does)."""
+    if isinstance(a, bool):
+        return ("b", a)
+    if isinstance(a, int):
+        return ("i", a)
+    if isinstance(a, float):
+        return ("f", "nan") if math.isnan(a) else ("f", struct.pack("<d", a))
+    if isinstance(a, tuple):
+        return ("t", type(a), tuple(arg_key(x) for x in a))
+    return (type(a), a)
+
+
+@dataclass(frozen=True, eq=False)
 class ENode:
+    """One operator over child e-classes; equal when op, arg (by UOp's rules) and children are."""
+
     op: Ops
     arg: Any
     children: tuple[ClassId, ...]
+
+    @property
+    def key(self) -> tuple:
+        return (self.op, arg_key(self.arg), self.children)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ENode) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __repr__(self) -> str:
+        kids = ", ".join(self.children)
+        arg = "" if self.arg is None else f"[{self.arg!r}]"
+        return f"{self.op.name}{arg}({kids})"
 
 
 @dataclass(frozen=True)
@@ -53,3 +98,144 @@ class EGraph:
     @property
     def num_eclasses(self) -> int:
         return len(self.classes)
+
+    def validate(self) -> EGraph:
+        """Check what extractors rely on, raising EGraphError naming the first problem; returns self.
+
+        - at least one root, and every root is an e-class;
+        - every e-class is stored under its own id, has at least one e-node, and a dtype and shape;
+        - every child of every e-node is an e-class;
+        - no e-node is in two e-classes (the e-graph is hash-consed, so that one e-class builds one UOp
+          and DAG cost counted over e-classes equals DAG cost counted over the built program).
+        Type-checking of e-nodes happens when a program is built from a choice (UOp checks it).
+        """
+        if not self.roots:
+            raise EGraphError("e-graph has no roots")
+        for r in self.roots:
+            if r not in self.classes:
+                raise EGraphError(f"root {r!r} is not an e-class")
+        owner: dict[ENode, ClassId] = {}
+        for cid, ec in self.classes.items():
+            if not isinstance(ec, EClass):
+                raise EGraphError(f"e-class {cid!r} is a {type(ec).__name__}, not an EClass")
+            if ec.id != cid:
+                raise EGraphError(f"e-class stored under {cid!r} has id {ec.id!r}")
+            if not ec.nodes:
+                raise EGraphError(f"e-class {cid!r} has no e-nodes")
+            if not isinstance(ec.dtype, DType):
+                raise EGraphError(f"e-class {cid!r} dtype must be a DType, got {ec.dtype!r}")
+            for k, n in enumerate(ec.nodes):
+                if not isinstance(n, ENode) or not isinstance(n.op, Ops):
+                    raise EGraphError(f"e-class {cid!r} e-node {k} is not an ENode over an Ops member: {n!r}")
+                for ch in n.children:
+                    if ch not in self.classes:
+                        raise EGraphError(
+                            f"e-class {cid!r} e-node {k} ({n!r}) has child {ch!r}, not an e-class"
+                        )
+                if (other := owner.setdefault(n, cid)) != cid:
+                    raise EGraphError(
+                        f"e-node {n!r} is in e-classes {other!r} and {cid!r} (one e-class per e-node)"
+                    )
+        return self
+
+    def lookup(self) -> dict[ENode, ClassId]:
+        """The hash-cons index: e-node -> the e-class holding it."""
+        return {n: ec.id for ec in self.classes.values() for n in ec.nodes}
+
+    def parents(self) -> dict[ClassId, list[tuple[ClassId, ENode]]]:
+        """For each e-class, the (e-class, e-node) pairs that use it as a child, each pair once."""
+        out: dict[ClassId, list[tuple[ClassId, ENode]]] = {cid: [] for cid in self.classes}
+        for ec in self.classes.values():
+            for n in ec.nodes:
+                for ch in dict.fromkeys(n.children):
+                    out[ch].append((ec.id, n))
+        return out
+
+    @staticmethod
+    def from_programs(*programs: UOp) -> EGraph:
+        """The e-graph of UOp programs: one e-class per distinct node (ids 'u0', 'u1', ... in toposort)."""
+        ids: dict[UOp, ClassId] = {}
+        classes: dict[ClassId, EClass] = {}
+        for p in programs:
+            for u in p.toposort():
+                if u in ids:
+                    continue
+                cid = ids[u] = f"u{len(ids)}"
+                node = ENode(u.op, u.arg, tuple(ids[s] for s in u.src))
+                classes[cid] = EClass(cid, (node,), u.dtype, u.shape)
+        return EGraph(classes, tuple(ids[p] for p in programs))
+
+    # -- JSON form: lossless for every arg the IR uses (floats by hex, so -0.0/NaN/inf survive)
+    def to_json(self) -> str:
+        classes = [
+            {
+                "id": ec.id,
+                "dtype": ec.dtype.name,
+                "shape": list(ec.shape),
+                "nodes": [
+                    {"op": n.op.name, "arg": _enc(n.arg), "children": list(n.children)} for n in ec.nodes
+                ],
+            }
+            for ec in self.classes.values()
+        ]
+        return json.dumps({"roots": list(self.roots), "classes": classes}, separators=(",", ":"))
+
+    @staticmethod
+    def from_json(text: str) -> EGraph:
+        try:
+            data = json.loads(text)
+            classes: dict[ClassId, EClass] = {}
+            for c in data["classes"]:
+                nodes = tuple(ENode(Ops[n["op"]], _dec(n["arg"]), tuple(n["children"])) for n in c["nodes"])
+                classes[c["id"]] = EClass(c["id"], nodes, dtypes.by_name(c["dtype"]), tuple(c["shape"]))
+            return EGraph(classes, tuple(data["roots"]))
+        except (KeyError, TypeError, ValueError) as e:
+            raise EGraphError(f"bad e-graph JSON: {type(e).__name__}: {e}") from None
+
+
+def _enc(a: Any) -> Any:
+    if a is None:
+        return None
+    if isinstance(a, bool):
+        return {"b": a}
+    if isinstance(a, int):
+        return {"i": a}
+    if isinstance(a, float):
+        return {"f": a.hex() if math.isfinite(a) else repr(a)}
+    if isinstance(a, str):
+        return {"s": a}
+    if isinstance(a, DType):
+        return {"dtype": a.name}
+    if isinstance(a, Ops):
+        return {"op": a.name}
+    if isinstance(a, ParamArg):
+        return {"param": [a.slot, a.dtype.name, list(a.shape), a.addrspace]}
+    if isinstance(a, tuple):
+        return {"t": [_enc(x) for x in a]}
+    raise EGraphError(f"e-node arg {a!r} of type {type(a).__name__} has no JSON form")
+
+
+def _dec(a: Any) -> Any:
+    if a is None:
+        return None
+    (tag, v), *rest = a.items()
+    if rest:
+        raise ValueError(f"arg object must have one key, got {sorted(a)}")
+    if tag == "b":
+        return bool(v)
+    if tag == "i":
+        return int(v)
+    if tag == "f":
+        return float(v) if v in ("inf", "-inf", "nan") else float.fromhex(v)
+    if tag == "s":
+        return str(v)
+    if tag == "dtype":
+        return dtypes.by_name(v)
+    if tag == "op":
+        return Ops[v]
+    if tag == "param":
+        slot, dt, shape, space = v
+        return ParamArg(slot, dtypes.by_name(dt), tuple(shape), space)
+    if tag == "t":
+        return tuple(_dec(x) for x in v)
+    raise ValueError(f"unknown arg tag {tag!r}")

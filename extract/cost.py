@@ -1,0 +1,189 @@
+"""Cost models: what "best" means when a term is extracted from an e-graph.
+
+A cost model is any object with
+
+- `name: str` (optional; the class name is used otherwise),
+- `kind: "tree" | "dag" | "depth"`: how node costs aggregate into a program cost,
+- `node_cost(op, arg, dtype, shape) -> number`: the cost of one node, finite and >= 0.
+
+The kinds:
+- "tree": cost(node) = node_cost + sum of the children's costs, counted with multiplicity (a
+  subterm used twice is paid twice, as if the program were printed as a tree);
+- "dag": the sum of node_cost over the distinct nodes of the (hash-consed) program, so a shared
+  node is computed once: for every root together;
+- "depth": cost(node) = node_cost + max of the children's costs (0 for a leaf): the critical path.
+
+Built-in models (`COST_MODELS`): `tree_size` (1 per node, tree), `dag_size` (1 per node, dag:
+"smallest"), `depth` (1 per node, depth) and `latency` (dag over a table of nanoseconds per
+element, by op and dtype: "fastest"; see latency.py). A CONST or PARAM leaf costs 1 in the size
+and depth models, like any node; in `latency` a leaf costs what its table entry says (0 by default:
+constants are immediates and inputs are already in memory). Every node cost passes through
+`checked_node_cost`, which rejects negative, NaN, infinite or non-numeric costs with an error naming
+the cost model and the op.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from eqsat_uopc.dtype import DType
+from eqsat_uopc.ops import Ops
+from eqsat_uopc.uop import UOp
+
+from .errors import CostModelError
+from .latency import Latency
+
+__all__ = [
+    "COST_ALIASES",
+    "COST_KINDS",
+    "COST_MODELS",
+    "CostModel",
+    "CostModelError",
+    "DagSize",
+    "Depth",
+    "TreeSize",
+    "aggregate",
+    "checked_node_cost",
+    "cost_model",
+    "cost_model_name",
+    "cost_of",
+    "costs_of",
+]
+
+CostKind = Literal["tree", "dag", "depth"]
+COST_KINDS: tuple[str, ...] = ("tree", "dag", "depth")
+
+
+@runtime_checkable
+class CostModel(Protocol):
+    kind: str
+
+    def node_cost(self, op: Ops, arg: Any, dtype: DType, shape: tuple[int, ...]) -> float: ...
+
+
+@dataclass(frozen=True)
+class TreeSize:
+    """Number of nodes of the program printed as a tree (shared subterms paid at every use)."""
+
+    name: str = "tree_size"
+    kind: str = "tree"
+
+    def node_cost(self, op: Ops, arg: Any, dtype: DType, shape: tuple[int, ...]) -> int:
+        return 1
+
+
+@dataclass(frozen=True)
+class DagSize:
+    """Number of distinct nodes of the hash-consed program: "smallest"."""
+
+    name: str = "dag_size"
+    kind: str = "dag"
+
+    def node_cost(self, op: Ops, arg: Any, dtype: DType, shape: tuple[int, ...]) -> int:
+        return 1
+
+
+@dataclass(frozen=True)
+class Depth:
+    """Length of the longest root-to-leaf path, counted in nodes (a lone leaf has depth 1)."""
+
+    name: str = "depth"
+    kind: str = "depth"
+
+    def node_cost(self, op: Ops, arg: Any, dtype: DType, shape: tuple[int, ...]) -> int:
+        return 1
+
+
+COST_MODELS: dict[str, Any] = {
+    "tree_size": TreeSize(),
+    "dag_size": DagSize(),
+    "depth": Depth(),
+    "latency": Latency(),
+}
+COST_ALIASES: dict[str, str] = {"smallest": "dag_size", "fastest": "latency"}
+
+
+def cost_model_name(model: Any) -> str:
+    name = getattr(model, "name", None)
+    return name if isinstance(name, str) else type(model).__name__
+
+
+def cost_model(cost: str | Any) -> Any:
+    """The cost model a name (or alias) denotes, or a user object checked against the protocol."""
+    if isinstance(cost, str):
+        name = COST_ALIASES.get(cost, cost)
+        if name not in COST_MODELS:
+            known = ", ".join(sorted([*COST_MODELS, *COST_ALIASES]))
+            raise CostModelError(f"unknown cost model {cost!r} (known: {known})")
+        return COST_MODELS[name]
+    if not callable(getattr(cost, "node_cost", None)):
+        raise CostModelError(
+            f"cost model {cost!r} has no node_cost(op, arg, dtype, shape) method (pass a name: "
+            f"{', '.join(sorted(COST_MODELS))})"
+        )
+    kind = getattr(cost, "kind", None)
+    if kind not in COST_KINDS:
+        raise CostModelError(
+            f"cost model {cost_model_name(cost)!r} has kind {kind!r}; expected 'tree', 'dag' or 'depth'"
+        )
+    return cost
+
+
+def checked_node_cost(model: Any, op: Ops, arg: Any, dtype: DType, shape: tuple[int, ...]) -> float:
+    """model.node_cost(...), refusing what would make extraction meaningless (negative, NaN, inf)."""
+    c = model.node_cost(op, arg, dtype, shape)
+    where = f"{op.name} ({dtype.name} {shape})"
+    if isinstance(c, bool) or not isinstance(c, int | float):
+        raise CostModelError(
+            f"cost model {cost_model_name(model)!r} gave {op.name} a cost of type "
+            f"{type(c).__name__} ({c!r}); costs must be numbers [at {where}]"
+        )
+    if not math.isfinite(c) or c < 0:
+        raise CostModelError(
+            f"cost model {cost_model_name(model)!r} gave {op.name} cost {c!r}; costs must be finite and "
+            f"non-negative [at {where}]"
+        )
+    return c
+
+
+def aggregate(kind: str, own: float, child_costs: Iterable[float]) -> float:
+    """The tree or depth cost of a node from its own cost and its children's (not used for "dag")."""
+    if kind == "tree":
+        return own + sum(child_costs)
+    return own + max(child_costs, default=0)
+
+
+def cost_of(programs: UOp | Iterable[UOp], cost: str | Any = "dag_size") -> float:
+    """The cost of a program (or of several roots together) under a cost model.
+
+    Several roots: "tree" sums the roots' tree costs, "dag" counts every distinct node once across
+    all roots, "depth" takes the deepest root.
+    """
+    model = cost_model(cost)
+    roots = [programs] if isinstance(programs, UOp) else list(programs)
+    for r in roots:
+        if not isinstance(r, UOp):
+            raise CostModelError(f"cost_of needs UOp programs, got {type(r).__name__}: {r!r}")
+    own: dict[UOp, float] = {}
+    order: list[UOp] = []
+    for r in roots:
+        for u in r.toposort():
+            if u not in own:
+                own[u] = checked_node_cost(model, u.op, u.arg, u.dtype, u.shape)
+                order.append(u)
+    if model.kind == "dag":
+        return sum(own[u] for u in order)
+    total: dict[UOp, float] = {}
+    for u in order:
+        total[u] = aggregate(model.kind, own[u], (total[s] for s in u.src))
+    per_root = [total[r] for r in roots]
+    return sum(per_root) if model.kind == "tree" else max(per_root, default=0)
+
+
+def costs_of(programs: UOp | Iterable[UOp]) -> dict[str, float]:
+    """The cost under every built-in model, by name: what a report shows for each program."""
+    programs = [programs] if isinstance(programs, UOp) else list(programs)
+    return {name: cost_of(programs, model) for name, model in COST_MODELS.items()}

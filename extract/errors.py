@@ -1,0 +1,11 @@
+"""The errors of extraction, in one place so that every module of extract/ can raise them."""
+
+__all__ = ["CostModelError", "ExtractionError"]
+
+
+class CostModelError(ValueError):
+    """A cost model that cannot be used: unknown name, bad kind, or a bad cost for some op."""
+
+
+class ExtractionError(ValueError):
+    """An extraction that failed or whose result did not check: the message says what was wrong."""

@@ -1,0 +1,117 @@
+"""extract(): run an extractor on an e-graph under a cost model, check the result, build programs.
+
+Nothing an extractor returns is trusted: the choice is checked (check.py), restricted to the
+e-classes the roots need, built into hash-consed UOps (which type-checks every node), and its cost
+is recomputed from the built programs with `cost_of`, independently of the extractor. An extractor
+that claims a cost or a lower bound above the recomputed cost is reported as an error.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from eqsat_uopc.uop import UOp
+
+from .check import build_programs, check_choice
+from .cost import cost_model, cost_of, costs_of
+from .egraph import ClassId, EGraph, ENode
+from .errors import ExtractionError
+from .problem import ExtractionProblem
+from .registry import choose_extractor, extractor_named
+
+__all__ = ["ExtractResult", "extract"]
+
+
+@dataclass(frozen=True)
+class ExtractResult:
+    """A checked extraction.
+
+    choice: e-class id -> chosen e-node, only the e-classes the roots need.
+    programs: one hash-consed UOp per root; program: the first.
+    cost: the programs' cost under the cost model, recomputed from the programs.
+    optimal: True if the extractor proved it optimal for this cost model, False if an exact
+      extractor stopped before proving it, None if no claim is made.
+    bound: a proved lower bound on the optimal cost (or None).
+    """
+
+    choice: Mapping[ClassId, ENode]
+    programs: tuple[UOp, ...]
+    cost: float
+    optimal: bool | None
+    extractor: str
+    cost_model: str
+    seconds: float
+    bound: float | None = None
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def program(self) -> UOp:
+        return self.programs[0]
+
+    def costs(self) -> dict[str, float]:
+        """The extracted programs' cost under every built-in cost model."""
+        return costs_of(self.programs)
+
+
+def _tolerance(x: float) -> float:
+    return 1e-9 * max(1.0, abs(x))
+
+
+def extract(
+    egraph: EGraph,
+    cost: str | Any = "dag_size",
+    extractor: str | Any = "auto",
+    *,
+    time_limit: float | None = None,
+) -> ExtractResult:
+    """The best program the extractor finds in egraph under cost (a name in COST_MODELS or a model).
+
+    extractor: a name in EXTRACTORS, "auto" (see registry.py for the policy) or an extractor object.
+    time_limit: seconds, for extractors that honour one (exact); None means no limit, except under
+    "auto", which gives the exact extractor AUTO_TIME_LIMIT seconds.
+    """
+    model = cost_model(cost)
+    t0 = time.perf_counter()
+    problem = ExtractionProblem(egraph, model)
+    if isinstance(extractor, str):
+        if extractor == "auto":
+            chosen, limit = choose_extractor(problem.kind, problem.num_nodes, time_limit)
+        else:
+            chosen, limit = extractor_named(extractor), time_limit
+    else:
+        chosen, limit = extractor, time_limit
+    name = getattr(chosen, "name", type(chosen).__name__)
+    solution = chosen.extract(problem, limit)
+    full = problem.to_ids(solution.choice)
+    for r in egraph.roots:
+        if r not in full:
+            raise ExtractionError(
+                f"extractor {name!r} chose no e-node for root {r!r} (does it have an acyclic term?)"
+            )
+    needed = check_choice(egraph, full)
+    choice = {cid: full[cid] for cid in needed}
+    programs = build_programs(egraph, choice)
+    recomputed = cost_of(programs, model)
+    claimed = solution.claimed_cost
+    if claimed is not None and abs(claimed - recomputed) > _tolerance(recomputed):
+        raise ExtractionError(f"extractor {name!r} claimed cost {claimed} but its programs cost {recomputed}")
+    bound = solution.bound
+    if bound is not None and bound - recomputed > _tolerance(recomputed):
+        raise ExtractionError(
+            f"extractor {name!r} claimed lower bound {bound} above its own cost {recomputed}"
+        )
+    seconds = time.perf_counter() - t0
+    return ExtractResult(
+        choice,
+        programs,
+        recomputed,
+        solution.optimal,
+        name,
+        problem.model_name,
+        seconds,
+        bound,
+        solution.info,
+    )

@@ -1,0 +1,113 @@
+"""An extraction problem: the e-graph in integer-indexed form, with every e-node's cost computed once.
+
+Extractors work on indices (e-class i, e-node j) rather than ids, so that their inner loops are
+list lookups; `Solution` is what an extractor returns, before `extraction.extract` checks it and
+builds programs from it. The order of e-classes is the e-graph's dict order and the order of
+e-nodes is each e-class's tuple order: tie-breaks in every extractor refer to these orders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from .cost import checked_node_cost, cost_model_name
+from .egraph import ClassId, EGraph, ENode, arg_key
+
+__all__ = ["ExtractionProblem", "Solution"]
+
+
+@dataclass(frozen=True)
+class Solution:
+    """An extractor's answer: e-class index -> chosen e-node index (may include unneeded e-classes).
+
+    optimal: True if the extractor proved the choice optimal for the problem's cost model, False if
+    an exact extractor stopped (time limit) before proving it, None if it makes no claim.
+    bound: a proved lower bound on the optimal cost, where the extractor has one.
+    claimed_cost: the extractor's own idea of the cost, checked against the recomputed one.
+    """
+
+    choice: Mapping[int, int]
+    optimal: bool | None = None
+    bound: float | None = None
+    claimed_cost: float | None = None
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+
+class ExtractionProblem:
+    """egraph + cost model, indexed: class_ids[i], class_nodes[i] -> e-node indices, node_* arrays."""
+
+    def __init__(self, egraph: EGraph, model: Any) -> None:
+        egraph.validate()
+        self.egraph = egraph
+        self.model = model
+        self.kind: str = model.kind
+        self.model_name = cost_model_name(model)
+        self.class_ids: list[ClassId] = list(egraph.classes)
+        self.class_index: dict[ClassId, int] = {cid: i for i, cid in enumerate(self.class_ids)}
+        self.class_nodes: list[list[int]] = []
+        self.node_class: list[int] = []
+        self.node_children: list[tuple[int, ...]] = []
+        self.node_cost: list[float] = []
+        self.enodes: list[ENode] = []
+        memo: dict[tuple, float] = {}
+        for i, ec in enumerate(egraph.classes.values()):
+            ids = []
+            for n in ec.nodes:
+                key = (n.op, arg_key(n.arg), ec.dtype, ec.shape)
+                if key not in memo:
+                    memo[key] = checked_node_cost(model, n.op, n.arg, ec.dtype, ec.shape)
+                ids.append(len(self.enodes))
+                self.enodes.append(n)
+                self.node_class.append(i)
+                self.node_children.append(tuple(self.class_index[c] for c in n.children))
+                self.node_cost.append(memo[key])
+            self.class_nodes.append(ids)
+        self.roots: list[int] = [self.class_index[r] for r in egraph.roots]
+
+    @property
+    def num_classes(self) -> int:
+        return len(self.class_ids)
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.enodes)
+
+    @cached_property
+    def node_position(self) -> list[int]:
+        """Index of each e-node within its e-class (the tie-break order)."""
+        pos = [0] * self.num_nodes
+        for nodes in self.class_nodes:
+            for k, n in enumerate(nodes):
+                pos[n] = k
+        return pos
+
+    @cached_property
+    def parents(self) -> list[list[int]]:
+        """For each e-class, the e-nodes that have it as a child (each e-node once)."""
+        out: list[list[int]] = [[] for _ in range(self.num_classes)]
+        for n, kids in enumerate(self.node_children):
+            for c in dict.fromkeys(kids):
+                out[c].append(n)
+        return out
+
+    def needed(self, choice: Mapping[int, int]) -> list[int]:
+        """The e-classes reachable from the roots through a (closed) choice, in first-visit order."""
+        seen: dict[int, None] = {}
+        stack = list(reversed(self.roots))
+        while stack:
+            c = stack.pop()
+            if c in seen:
+                continue
+            seen[c] = None
+            stack.extend(reversed(self.node_children[choice[c]]))
+        return list(seen)
+
+    def dag_cost(self, choice: Mapping[int, int]) -> float:
+        """The sum of chosen node costs over the needed e-classes (the "dag" aggregation)."""
+        return sum(self.node_cost[choice[c]] for c in self.needed(choice))
+
+    def to_ids(self, choice: Mapping[int, int]) -> dict[ClassId, ENode]:
+        return {self.class_ids[c]: self.enodes[n] for c, n in choice.items()}

@@ -1,0 +1,52 @@
+"""The extractor registry and the "auto" policy.
+
+Every extractor has `name`, `optimal_for` ("tree": optimal for tree and depth cost models, "dag":
+optimal for DAG cost models, None: a heuristic) and `extract(problem, time_limit) -> Solution`.
+Register your own with `EXTRACTORS[name] = obj`.
+
+"auto" policy (`choose_extractor`):
+- a "tree" or "depth" cost model: bottom_up (optimal, O(E log C));
+- a "dag" cost model on an e-graph of at most AUTO_EXACT_MAX_ENODES e-nodes: exact (an ILP warm-
+  started with the greedy DAG result, so never worse than greedy), with the caller's time limit or
+  AUTO_TIME_LIMIT seconds;
+- a "dag" cost model on a larger e-graph: greedy_dag.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .bottom_up import BottomUpExtractor
+from .egglog_extract import EgglogExtractor
+from .errors import ExtractionError
+from .greedy_dag import GreedyDagExtractor
+from .ilp import IlpExtractor
+
+__all__ = ["AUTO_EXACT_MAX_ENODES", "AUTO_TIME_LIMIT", "EXTRACTORS", "choose_extractor", "extractor_named"]
+
+AUTO_EXACT_MAX_ENODES = 20_000
+AUTO_TIME_LIMIT = 10.0
+
+EXTRACTORS: dict[str, Any] = {
+    "bottom_up": BottomUpExtractor(),
+    "greedy_dag": GreedyDagExtractor(),
+    "exact": IlpExtractor(),
+    "egglog_tree": EgglogExtractor("egglog_tree", "tree"),
+    "egglog_dag": EgglogExtractor("egglog_dag", "dag"),
+}
+
+
+def extractor_named(name: str) -> Any:
+    if name not in EXTRACTORS:
+        known = ", ".join(["auto", *sorted(EXTRACTORS)])
+        raise ExtractionError(f"unknown extractor {name!r} (known: {known})")
+    return EXTRACTORS[name]
+
+
+def choose_extractor(kind: str, num_enodes: int, time_limit: float | None) -> tuple[Any, float | None]:
+    """The extractor "auto" uses for a cost kind and e-graph size, and the time limit to give it."""
+    if kind in ("tree", "depth"):
+        return EXTRACTORS["bottom_up"], time_limit
+    if num_enodes <= AUTO_EXACT_MAX_ENODES:
+        return EXTRACTORS["exact"], AUTO_TIME_LIMIT if time_limit is None else time_limit
+    return EXTRACTORS["greedy_dag"], time_limit

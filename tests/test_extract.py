@@ -1,0 +1,161 @@
+"""extract(): hand-built e-graphs with exact answers, the result checks, and the error messages."""
+
+import pytest
+from eqsat_uopc.extract import (
+    EXTRACTORS,
+    EClass,
+    EGraph,
+    ENode,
+    ExtractionError,
+    check_choice,
+    cost_of,
+    extract,
+)
+
+from eqsat_uopc.dtype import dtypes
+from eqsat_uopc.ops import Ops
+from eqsat_uopc.uop import ParamArg, UOp
+
+i32 = dtypes.i32
+X = UOp.param(0, i32)
+Y = UOp.param(1, i32)
+
+
+def cls(cid, *nodes, dtype=i32, shape=()):
+    return EClass(cid, tuple(nodes), dtype, shape)
+
+
+def n(op, *children, arg=None):
+    return ENode(op, arg, tuple(children))
+
+
+def leaf_classes():
+    return {
+        "x": cls("x", n(Ops.PARAM, arg=ParamArg(0, i32))),
+        "y": cls("y", n(Ops.PARAM, arg=ParamArg(1, i32))),
+        "c3": cls("c3", n(Ops.CONST, arg=3)),
+    }
+
+
+def tree_vs_dag() -> EGraph:
+    """root = (x+y)*(x+y) [tree 7, dag 4]  or  x + max(y, 3) [tree 5, dag 5]: the optima differ."""
+    classes = leaf_classes()
+    classes["s"] = cls("s", n(Ops.ADD, "x", "y"))
+    classes["m"] = cls("m", n(Ops.MAX, "y", "c3"))
+    classes["r"] = cls("r", n(Ops.MUL, "s", "s"), n(Ops.ADD, "x", "m"))
+    return EGraph(classes, ("r",))
+
+
+def test_tree_and_dag_optima_differ():
+    g = tree_vs_dag()
+    tree = extract(g, "tree_size", "bottom_up")
+    assert tree.program is X + Y.maximum(3)
+    assert (tree.cost, tree.optimal, tree.extractor, tree.cost_model) == (5, True, "bottom_up", "tree_size")
+    dag = extract(g, "dag_size", "exact")
+    assert dag.program is (X + Y) * (X + Y)
+    assert (dag.cost, dag.optimal, dag.bound, dag.extractor) == (4, True, 4, "exact")
+    assert extract(g, "dag_size", "greedy_dag").program is (X + Y) * (X + Y)
+    assert cost_of(dag.program, "tree_size") == 7
+    assert dag.choice == {
+        "x": n(Ops.PARAM, arg=ParamArg(0, i32)),
+        "y": n(Ops.PARAM, arg=ParamArg(1, i32)),
+        "s": n(Ops.ADD, "x", "y"),
+        "r": n(Ops.MUL, "s", "s"),
+    }
+
+
+def greedy_trap() -> EGraph:
+    """a and b each have a private 3-node term and a term through a shared 4-node chain t4.
+
+    Alone, each is cheaper privately (1 + 3 < 1 + 4), which is what greedy DAG extraction sees;
+    together the shared chain is paid once (2 + 4 < 2 + 3 + 3): dag 9 against greedy's 11.
+    """
+    classes = leaf_classes()
+    chain = [("t1", Ops.ADD, "x"), ("t2", Ops.MUL, "t1"), ("t3", Ops.ADD, "t2"), ("t4", Ops.MUL, "t3")]
+    for cid, op, src in chain:
+        classes[cid] = cls(cid, n(op, src, "c3"))
+    for cid, op, src in [("pa1", Ops.ADD, "x"), ("pa2", Ops.MUL, "pa1"), ("pa3", Ops.ADD, "pa2")]:
+        classes[cid] = cls(cid, n(op, src, "x"))
+    for cid, op, src in [("pb1", Ops.MUL, "x"), ("pb2", Ops.ADD, "pb1"), ("pb3", Ops.MUL, "pb2")]:
+        classes[cid] = cls(cid, n(op, src, "x"))
+    classes["a"] = cls("a", n(Ops.MAX, "t4", "x"), n(Ops.MAX, "pa3", "x"))
+    classes["b"] = cls("b", n(Ops.MAX, "t4", "c3"), n(Ops.MAX, "pb3", "c3"))
+    classes["r"] = cls("r", n(Ops.ADD, "a", "b"))
+    return EGraph(classes, ("r",))
+
+
+def test_exact_beats_greedy_on_a_trap():
+    g = greedy_trap()
+    greedy = extract(g, "dag_size", "greedy_dag")
+    pa = ((X + X) * X + X).maximum(X)
+    pb = ((X * X + X) * X).maximum(3)
+    assert greedy.program is pa + pb
+    assert (greedy.cost, greedy.optimal, greedy.bound) == (11, None, None)
+    exact = extract(g, "dag_size", "exact")
+    t4 = (((X + 3) * 3) + 3) * 3
+    assert exact.program is t4.maximum(X) + t4.maximum(3)
+    assert (exact.cost, exact.optimal, exact.bound) == (9, True, 9)
+    assert extract(g, "dag_size", "auto").extractor == "exact"
+    assert extract(g, "tree_size", "bottom_up").program is pa + pb
+
+
+def self_loop() -> EGraph:
+    """x = x * 1 after a merge: the class of x contains a node that uses itself."""
+    classes = leaf_classes()
+    classes["one"] = cls("one", n(Ops.CONST, arg=1))
+    classes["x"] = cls("x", n(Ops.MUL, "x", "one"), n(Ops.PARAM, arg=ParamArg(0, i32)))
+    classes["r"] = cls("r", n(Ops.ADD, "x", "x"), n(Ops.MUL, "x", "two"))
+    classes["two"] = cls("two", n(Ops.CONST, arg=2))
+    return EGraph(classes, ("r",))
+
+
+@pytest.mark.parametrize("name", ["bottom_up", "greedy_dag", "exact"])
+@pytest.mark.parametrize("cost", ["tree_size", "dag_size", "depth", "latency"])
+def test_cycles_are_never_extracted(name, cost):
+    r = extract(self_loop(), cost, name)
+    assert r.program in (X + X, X * 2)
+    assert r.choice["x"] == n(Ops.PARAM, arg=ParamArg(0, i32))
+
+
+def test_depth_and_multiple_roots():
+    g = tree_vs_dag()
+    g2 = EGraph(g.classes, ("r", "s", "r"))
+    r = extract(g2, "depth", "auto")
+    assert r.programs == ((X + Y) * (X + Y), X + Y, (X + Y) * (X + Y))  # a tie at depth 3: first e-node
+    assert (r.cost, r.optimal, r.extractor) == (3, True, "bottom_up")
+    d = extract(g2, "dag_size")
+    assert d.extractor == "exact" and d.cost == 4 and d.programs[0] is (X + Y) * (X + Y)
+
+
+def test_check_choice_errors():
+    g = tree_vs_dag()
+    with pytest.raises(ExtractionError, match=r"^root 'r' has no chosen e-node$"):
+        check_choice(g, {})
+    needs = r"^e-class 'r' \(chosen MUL\(s, s\)\) needs child 's', which has no chosen e-node$"
+    with pytest.raises(ExtractionError, match=needs):
+        check_choice(g, {"r": n(Ops.MUL, "s", "s")})
+    stray = r"^chosen e-node ADD\(x, x\) for e-class 'r' is not one of its e-nodes$"
+    with pytest.raises(ExtractionError, match=stray):
+        check_choice(g, {"r": n(Ops.ADD, "x", "x")})
+    loop = self_loop()
+    with pytest.raises(ExtractionError, match=r"^choice is cyclic: x -> x$"):
+        choice = {"r": n(Ops.ADD, "x", "x"), "x": n(Ops.MUL, "x", "one"), "one": n(Ops.CONST, arg=1)}
+        check_choice(loop, choice)
+
+
+def test_unknown_extractor_and_registry():
+    known = r"\(known: auto, bottom_up, egglog_dag, egglog_tree, exact, greedy_dag\)$"
+    with pytest.raises(ExtractionError, match=r"^unknown extractor 'fast' " + known):
+        extract(tree_vs_dag(), "dag_size", "fast")
+    assert {k: v.optimal_for for k, v in EXTRACTORS.items()} == {
+        "bottom_up": "tree",
+        "greedy_dag": None,
+        "exact": "dag",
+        "egglog_tree": None,
+        "egglog_dag": None,
+    }
+
+
+def test_egglog_extractors_need_the_egglog_handle():
+    with pytest.raises(ExtractionError, match=r"^extractor 'egglog_tree' needs the egglog e-graph"):
+        extract(tree_vs_dag(), "dag_size", "egglog_tree")
