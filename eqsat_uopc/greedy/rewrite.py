@@ -1,0 +1,173 @@
+"""graph_rewrite: the greedy engine. Bottom-up, iterative, memoized, to a fixed point.
+
+Every source is rewritten to normal form before its user is looked at (innermost strategy), a
+rule's result is itself rewritten again (stage 2), and `done` maps each node to its normal form,
+so a shared node is rewritten once. An explicit stack replaces recursion: a 20,000-deep chain
+works. `max_steps` turns a looping rule set into an error instead of a hang.
+
+Two opt-in aids (the chapter's exercises 4 and 8):
+
+- the rewrite check (UOPC_CHECK_REWRITES=1, or check=True): a rule must return a node of the
+  dtype and shape of the node it replaces; a RewriteCheckError names the rule that did not;
+- the rewrite tracer (DEBUG_REWRITE=1): each firing is printed to stderr as
+  `rule-name: before -> after`, both sides one-line terms.
+
+graph_rewrite_topdown (exercise 5) tries the rules on a node before rewriting its sources, and
+again after: a rule that discards a subtree (WHERE(True, x, y) -> x) then never visits it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from ..uop import UOp
+from .matcher import PatternMatcher
+from .oneline import one_line
+
+__all__ = ["RewriteCheckError", "graph_rewrite", "graph_rewrite_topdown"]
+
+NOT_CONVERGED = "graph_rewrite did not converge (a rule loops?)"
+
+
+class RewriteCheckError(AssertionError):
+    """A rule replaced a node with one of another dtype or shape; the message names the rule."""
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0")
+
+
+def _rule_name(pm: Any) -> str:
+    rule = getattr(pm, "last_fired", None)
+    return "<unknown rule>" if rule is None else rule.name
+
+
+def _check(pm: Any, n: UOp, m: UOp) -> None:
+    what = None
+    if m.dtype is not n.dtype:
+        what = f"dtype from {n.dtype.name} to {m.dtype.name}"
+    elif m.shape != n.shape:
+        what = f"shape from {n.shape} to {m.shape}"
+    if what is not None:
+        raise RewriteCheckError(
+            f"rule {_rule_name(pm)!r} changed the {what} of a {n.op.name} node: "
+            f"{one_line(n)} -> {one_line(m)}"
+        )
+
+
+class _Observer:
+    """What graph_rewrite does with a firing besides using it: check it, trace it (or nothing)."""
+
+    __slots__ = ("check", "debug", "pm")
+
+    def __init__(self, pm: Any, check: bool | None):
+        self.pm = pm
+        self.check = _flag("UOPC_CHECK_REWRITES") if check is None else check
+        self.debug = _flag("DEBUG_REWRITE")
+
+    @property
+    def active(self) -> bool:
+        return self.check or self.debug
+
+    def fired(self, n: UOp, m: UOp) -> None:
+        if self.debug:
+            print(f"{_rule_name(self.pm)}: {one_line(n)} -> {one_line(m)}", file=sys.stderr)
+        if self.check:
+            _check(self.pm, n, m)
+
+
+def graph_rewrite(
+    root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int = 10_000_000, *, check: bool | None = None
+) -> UOp:
+    """Bottom-up greedy rewrite of root to a fixed point of pm's rules.
+
+    Stage 0: schedule the sources.  Stage 1: sources done -> rebuild, try the rules.
+    Stage 2: a rule fired and its result has been rewritten -> that is our answer.
+    check: the dtype/shape check (None: on when UOPC_CHECK_REWRITES=1).
+    """
+    obs = _Observer(pm, check)
+    observe = obs.active
+    done: dict[UOp, UOp] = {}
+    stack: list[tuple[UOp, int, UOp | None]] = [(root, 0, None)]
+    steps = 0
+    while stack:
+        u, stage, aux = stack.pop()
+        if stage != 2 and u in done:
+            continue
+        if stage == 0:
+            stack.append((u, 1, None))
+            stack.extend((s, 0, None) for s in reversed(u.src) if s not in done)
+        elif stage == 1:
+            src = tuple(done[s] for s in u.src)
+            n = u if src == u.src else u.replace(src=src)
+            steps += 1
+            if steps > max_steps:
+                raise RuntimeError(NOT_CONVERGED)
+            if (m := pm.rewrite(n, ctx)) is None:
+                done[u] = n
+                continue
+            if observe:
+                obs.fired(n, m)
+            if m in done:
+                done[u] = done[m]
+            else:
+                stack.extend([(u, 2, m), (m, 0, None)])
+        else:
+            done[u] = done[aux]
+    return done[root]
+
+
+def graph_rewrite_topdown(
+    root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int = 10_000_000, *, check: bool | None = None
+) -> UOp:
+    """Greedy rewrite that tries the rules on a node before rewriting its sources, and again after.
+
+    Stage 0: try the rules on the node as it is; if one fires, rewrite its result instead.
+    Stage 1: no rule fired before, sources now done -> rebuild and try again (as bottom-up does).
+    Stage 2: the result of a firing has been rewritten -> that is our answer.
+    The result is a normal form (no rule matches any node of it), though not always the one
+    graph_rewrite reaches: the rules see sources before they are normalized.
+    """
+    obs = _Observer(pm, check)
+    observe = obs.active
+    done: dict[UOp, UOp] = {}
+    stack: list[tuple[UOp, int, UOp | None]] = [(root, 0, None)]
+    steps = 0
+
+    def fire(u: UOp, n: UOp) -> bool:
+        """Try the rules on n (standing for u); schedule the result if one fires."""
+        nonlocal steps
+        steps += 1
+        if steps > max_steps:
+            raise RuntimeError(NOT_CONVERGED)
+        if (m := pm.rewrite(n, ctx)) is None:
+            return False
+        if observe:
+            obs.fired(n, m)
+        if m in done:
+            done[u] = done[m]
+        else:
+            stack.extend([(u, 2, m), (m, 0, None)])
+        return True
+
+    while stack:
+        u, stage, aux = stack.pop()
+        if stage != 2 and u in done:
+            continue
+        if stage == 0:
+            if fire(u, u):
+                continue
+            stack.append((u, 1, None))
+            stack.extend((s, 0, None) for s in reversed(u.src) if s not in done)
+        elif stage == 1:
+            src = tuple(done[s] for s in u.src)
+            n = u if src == u.src else u.replace(src=src)
+            if n is u:
+                done[u] = u  # the rules already had their try on u in stage 0
+            elif not fire(u, n):
+                done[u] = n
+        else:
+            done[u] = done[aux]
+    return done[root]
