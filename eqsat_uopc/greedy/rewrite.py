@@ -10,7 +10,7 @@ Two opt-in aids (the chapter's exercises 4 and 8):
 - the rewrite check (UOPC_CHECK_REWRITES=1, or check=True): a rule must return a node of the
   dtype and shape of the node it replaces; a RewriteCheckError names the rule that did not;
 - the rewrite tracer (DEBUG_REWRITE=1): each firing is printed to stderr as
-  `rule-name: before -> after`, both sides one-line terms.
+  `rule-name: before -> after`, both sides one-line terms (the .uir one-line form, uir_line).
 
 graph_rewrite_topdown (exercise 5) tries the rules on a node before rewriting its sources, and
 again after: a rule that discards a subtree (WHERE(True, x, y) -> x) then never visits it.
