@@ -39,7 +39,15 @@ from ..uop import UOp, UOpError, call_params, prod
 from ..values import bind_params, random_value
 from .oneline import one_line
 
-__all__ = ["Counterexample", "RuleReport", "check_rule", "check_rules", "evaluate_checked", "same_value"]
+__all__ = [
+    "Counterexample",
+    "RuleReport",
+    "check_rule",
+    "check_rules",
+    "evaluate_checked",
+    "pattern_instances",
+    "same_value",
+]
 
 _I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
 
@@ -496,6 +504,22 @@ class _Synth:
         if op is Ops.SHRINK:
             return x.shrink(tuple((0, max(1, d - 1)) for d in shape))
         return x.reduce(r.choice(sorted(REDUCE_OPS, key=lambda o: o.value)), r.randint(1, len(shape)))
+
+
+def pattern_instances(pat: Any, n: int, seed: int = 0, max_tries: int | None = None) -> list[UOp]:
+    """Up to n random nodes that pat matches (deterministic for a seed), from at most 20 * n tries."""
+    rng = random.Random(f"instances:{seed}")
+    out: list[UOp] = []
+    for _ in range(20 * n if max_tries is None else max_tries):
+        if len(out) >= n:
+            break
+        try:
+            u = _Synth(rng).instance(pat, None, None, {})
+        except (_NoInstance, UOpError):
+            continue
+        if pat.match(u, {}):
+            out.append(u)
+    return out
 
 
 # ---------------------------------------------------------------------------
