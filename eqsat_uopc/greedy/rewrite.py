@@ -45,15 +45,14 @@ def _rule_name(pm: Any) -> str:
 
 
 def _check(pm: Any, n: UOp, m: UOp) -> None:
-    what = None
+    change = None
     if m.dtype is not n.dtype:
-        what = f"dtype from {n.dtype.name} to {m.dtype.name}"
+        change = f"dtype of a {n.op.name} node from {n.dtype.name} to {m.dtype.name}"
     elif m.shape != n.shape:
-        what = f"shape from {n.shape} to {m.shape}"
-    if what is not None:
+        change = f"shape of a {n.op.name} node from {n.shape} to {m.shape}"
+    if change is not None:
         raise RewriteCheckError(
-            f"rule {_rule_name(pm)!r} changed the {what} of a {n.op.name} node: "
-            f"{one_line(n)} -> {one_line(m)}"
+            f"rule {_rule_name(pm)!r} changed the {change}: {one_line(n)} -> {one_line(m)}"
         )
 
 
