@@ -37,6 +37,7 @@ class EGraphBuilder:
         self.nodes: list[tuple[Ops, Any, tuple[int, ...], int]] = []  # op, arg, children, class
         self.hashcons: dict[tuple, int] = {}
         self.of_uop: dict[UOp, int] = {}
+        self.members: dict[int, list[int]] = {}  # root e-class -> indices into self.nodes
 
     def find(self, c: int) -> int:
         while self.parent[c] != c:
@@ -57,6 +58,7 @@ class EGraphBuilder:
         c = len(self.parent)
         self.parent.append(c)
         self.rep.append(u)
+        self.members[c] = [len(self.nodes)]
         self.nodes.append((op, arg, children, c))
         self.hashcons[key] = c
         return c
@@ -79,6 +81,7 @@ class EGraphBuilder:
             )
         keep, drop = min(a, b), max(a, b)
         self.parent[drop] = keep
+        self.members[keep].extend(self.members.pop(drop))
         return keep
 
     def rebuild(self) -> None:
@@ -96,17 +99,16 @@ class EGraphBuilder:
             self.hashcons = {k: self.find(v) for k, v in table.items()}
 
     def classes_of(self, dtype: DType, shape: tuple[int, ...]) -> list[int]:
-        return [c for c in range(len(self.parent)) if self.find(c) == c and self.rep[c].dtype is dtype
-                and self.rep[c].shape == shape]  # fmt: skip
+        return [c for c in self.members if self.rep[c].dtype is dtype and self.rep[c].shape == shape]
 
     def node_list(self, c: int) -> list[tuple[Ops, Any, tuple[int, ...]]]:
         """The distinct e-nodes of e-class c, children canonical, in creation order."""
         c = self.find(c)
         out: dict[tuple, tuple[Ops, Any, tuple[int, ...]]] = {}
-        for op, arg, children, k in self.nodes:
-            if self.find(k) == c:
-                kids = tuple(self.find(x) for x in children)
-                out.setdefault((op, arg_key(arg), kids), (op, arg, kids))
+        for i in self.members[c]:
+            op, arg, children, _ = self.nodes[i]
+            kids = tuple(self.find(x) for x in children)
+            out.setdefault((op, arg_key(arg), kids), (op, arg, kids))
         return list(out.values())
 
     def to_egraph(self, roots: Sequence[int]) -> EGraph:
@@ -254,7 +256,7 @@ def equivalent_egraph(seed: int | random.Random, programs: Sequence[UOp], *, rou
     b = EGraphBuilder()
     roots = [b.add_uop(p) for p in programs]
     for _ in range(rounds):
-        live = [c for c in range(len(b.parent)) if b.find(c) == c]
+        live = sorted(b.members)
         for c in rng.sample(live, max(1, len(live) // 2)):
             for alt in _exact_rewrites(b, rng, b.find(c)):
                 b.union(c, alt)
