@@ -103,7 +103,10 @@ def truncate(dtype: DType, v):
     if dtype is dtypes.i32:
         return ((int(v) + 2**31) & 0xFFFFFFFF) - 2**31
     if dtype is dtypes.f32:
-        v = float(v)
+        try:
+            v = float(v)
+        except OverflowError:  # an int beyond the double range: IEEE rounds it to an infinity
+            return math.inf if v > 0 else -math.inf
         if math.isnan(v):
             return math.nan
         return f32_from_bits(f32_bits(v))

@@ -38,6 +38,10 @@ class Ops(Enum):
     def __repr__(self) -> str:
         return f"Ops.{self.name}"
 
+    # Members are singletons: identity hashing is exact, and C-level, where Enum's default hashes
+    # the name in Python. Every UOp construction hashes its op, so this is on the hottest path.
+    __hash__ = object.__hash__
+
 
 BINARY = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPNE, Ops.FLOORDIV, Ops.FLOORMOD})
 TRANSCENDENTAL = frozenset({Ops.RECIP, Ops.EXP2, Ops.LOG2, Ops.SQRT, Ops.SIN})

@@ -56,7 +56,30 @@ def _arg_key(a: Any) -> Any:
     return (type(a), a)
 
 
-_cache: weakref.WeakValueDictionary[tuple, UOp] = weakref.WeakValueDictionary()
+class _CacheRef(weakref.ref):
+    """A weak reference to a cached node that remembers its cache key, to remove it when the node dies."""
+
+    __slots__ = ("key",)
+
+
+# The hash-consing table: key -> weak reference to the one node with that key. A plain dict with
+# callbacks rather than a WeakValueDictionary: construction is the hottest path of every layer.
+_cache: dict[tuple, _CacheRef] = {}
+
+
+def _forget(ref: _CacheRef, cache: dict[tuple, _CacheRef] = _cache) -> None:
+    """The callback of a dying node's reference: drop its entry (unless a newer node took the key)."""
+    if cache.get(ref.key) is ref:
+        del cache[ref.key]
+
+
+def _canonical_const(v: Any) -> Any:
+    """The one Python object a CONST stores for v: NaN is math.nan, float/int subclasses are plain."""
+    if isinstance(v, float):
+        return math.nan if v != v else float(v)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return int(v)
+    return v
 
 
 def _shape_str(shape: tuple[int, ...]) -> str:
@@ -78,24 +101,43 @@ class UOp:
     shape: tuple[int, ...]
 
     def __new__(cls, op: Ops, src: tuple[UOp, ...] = (), arg: Any = None):
+        if type(src) is not tuple:
+            src = tuple(src)
+        key = (op, src, None if arg is None else _arg_key(arg))
+        try:
+            ref = _cache.get(key)
+        except TypeError:  # an unhashable source or arg (a list?): the checks below say which
+            ref = None
+        if ref is not None and (hit := ref()) is not None:
+            return hit
+        return cls._build(key, op, src, arg)
+
+    @classmethod
+    def _build(cls, key: tuple, op: Ops, src: tuple[UOp, ...], arg: Any) -> UOp:
+        """A node not in the cache yet: check it, derive its type, and cache it."""
         if not isinstance(op, Ops):
             raise UOpError(f"UOp needs an Ops member, got {op!r}")
-        if not isinstance(src, tuple):
-            src = tuple(src)
-        if op is Ops.CONST and isinstance(arg, float) and math.isnan(arg):
-            arg = math.nan  # one NaN node, whatever the payload object
-        key = (op, src, _arg_key(arg))
-        if (hit := _cache.get(key)) is not None:
-            return hit
         for s in src:
             if not isinstance(s, UOp):
                 raise UOpError(f"{op.name} source must be a UOp, got {type(s).__name__}: {s!r}")
+        try:
+            hash(key)
+        except TypeError:
+            raise UOpError(f"{op.name} arg must be hashable (a tuple, not a list), got {arg!r}") from None
+        if op is Ops.CONST:
+            arg = _canonical_const(arg)
         dtype, shape = _infer(op, src, arg)
         self = object.__new__(cls)
-        for name, value in (("op", op), ("src", src), ("arg", arg), ("dtype", dtype), ("shape", shape)):
-            object.__setattr__(self, name, value)
-        object.__setattr__(self, "_memo", None)
-        _cache[key] = self
+        setattr_ = object.__setattr__
+        setattr_(self, "op", op)
+        setattr_(self, "src", src)
+        setattr_(self, "arg", arg)
+        setattr_(self, "dtype", dtype)
+        setattr_(self, "shape", shape)
+        setattr_(self, "_memo", None)
+        ref = _CacheRef(self, _forget)
+        ref.key = key
+        _cache[key] = ref
         return self
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -375,7 +417,13 @@ def _nsrc(op: Ops, src: tuple[UOp, ...], n: int) -> None:
         raise UOpError(f"{op.name} takes {n} source{'s' if n != 1 else ''}, got {len(src)}")
 
 
+# ops whose meaning is all in their sources: a stray arg would make a second, different-looking node
+_NO_ARG = BINARY | TRANSCENDENTAL | {Ops.WHERE, Ops.STACK, Ops.INDEX}
+
+
 def _infer(op: Ops, src: tuple[UOp, ...], arg: Any) -> tuple[DType, tuple[int, ...]]:
+    if op in _NO_ARG and arg is not None:
+        raise UOpError(f"{op.name} takes no arg, got {arg!r}")
     if op is Ops.CONST:
         _nsrc(op, src, 0)
         if isinstance(arg, int) and not isinstance(arg, bool) and not -(2**31) <= arg < 2**31:
@@ -478,7 +526,9 @@ def _movement_shape(op: Ops, shape: tuple[int, ...], arg: Any) -> tuple[int, ...
                 raise UOpError(f"EXPAND of axis {k} from {a} to {b}: only an axis of size 1 can expand")
         return arg
     if op is Ops.PERMUTE:
-        if not isinstance(arg, tuple) or sorted(arg) != list(range(len(shape))):
+        if not (isinstance(arg, tuple) and all(type(k) is int for k in arg)) or sorted(arg) != list(
+            range(len(shape))
+        ):
             raise UOpError(f"PERMUTE order {arg!r} is not a permutation of range({len(shape)})")
         return tuple(shape[k] for k in arg)
     # SHRINK
@@ -486,7 +536,7 @@ def _movement_shape(op: Ops, shape: tuple[int, ...], arg: Any) -> tuple[int, ...
         raise UOpError(f"SHRINK needs {len(shape)} (begin, end) pairs, got {arg!r}")
     out = []
     for k, (pair, dim) in enumerate(zip(arg, shape, strict=True)):
-        if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(v, int) for v in pair)):
+        if not (isinstance(pair, tuple) and len(pair) == 2 and all(type(v) is int for v in pair)):
             raise UOpError(f"SHRINK axis {k} needs a (begin, end) pair, got {pair!r}")
         b, e = pair
         if not 0 <= b < e <= dim:
