@@ -1,0 +1,190 @@
+"""compile_c and CompiledProgram: load a compiled program with ctypes and run it on Python values.
+
+Inputs are positional, one per PARAM slot 0..max slot, then one per free RANGE (see lower.py and
+`CompiledProgram.inputs`). Each is a Python scalar, nested lists or a numpy array of the slot's
+shape: bool slots take bools, i32 slots integers in the int32 range, f32 slots ints or floats
+(rounded to f32, as exec_alu rounds its inputs). The result is what `to_python(run(...))` gives:
+nested lists of Python bool/int/float (f32 values exactly, every NaN as math.nan).
+
+Calls run in one C call; `run_batch` runs many input sets in one C call (a differential test or a
+timing loop pays the ctypes overhead once), `run_array` returns the raw numpy array.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..dtype import DType, dtypes
+from ..uop import UOp
+from .errors import BackendError, InputError, status_error
+from .lower import InputSpec
+from .render import Rendered, render, render_many
+from .toolchain import build_library
+
+__all__ = ["CompiledProgram", "compile_c", "compile_many", "to_input_array"]
+
+_NP = {"bool": np.bool_, "i32": np.int32, "f32": np.float32}
+_loaded: dict[str, ctypes.CDLL] = {}
+_load_lock = threading.Lock()
+
+
+def compile_c(program: UOp) -> CompiledProgram:
+    """program compiled to native code (the library is cached on disk by source, flags and compiler)."""
+    rendered = render(program)
+    return CompiledProgram(program, rendered, build_library(rendered.source))
+
+
+def compile_many(programs: Sequence[UOp]) -> list[CompiledProgram]:
+    """Several programs compiled into one library with one compiler run (a corpus, a test batch)."""
+    programs = list(programs)
+    if not programs:
+        return []
+    source, parts = render_many(programs)
+    lib = build_library(source)
+    return [CompiledProgram(p, r, lib) for p, r in zip(programs, parts, strict=True)]
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return "a scalar" if not shape else f"shape {shape}"
+
+
+def to_input_array(spec: InputSpec, value: Any) -> np.ndarray:
+    """value as a C-contiguous array of the slot's dtype and shape, or an InputError saying why not."""
+    where = spec.describe()
+    if spec.kind == "unused":
+        return np.zeros(1, np.int32)
+    want = _NP[spec.dtype.name]
+    if isinstance(value, np.ndarray | np.generic):
+        arr = np.asarray(value)
+        kind = arr.dtype.kind
+        ok = {"bool": kind == "b", "i32": kind in "iu", "f32": kind in "fiu"}[spec.dtype.name]
+        if not ok:
+            raise InputError(f"{where}: got a numpy array of dtype {arr.dtype}")
+    else:
+        try:
+            arr = np.asarray(value, dtype=object)
+        except ValueError:
+            raise InputError(f"{where}: got a ragged nested sequence") from None
+        flat = arr.reshape(-1) if arr.shape else [arr.item()]
+        for v in flat:
+            if not _scalar_ok(spec.dtype, v):
+                raise InputError(f"{where}: got an element {v!r} of type {type(v).__name__}")
+    if arr.shape != spec.shape:
+        raise InputError(f"{where}: got {_shape_text(arr.shape)}")
+    if spec.dtype is dtypes.i32 and arr.size and arr.dtype != np.int32:
+        lo, hi = (int(arr.min()), int(arr.max())) if arr.dtype != object else (min(arr.flat), max(arr.flat))
+        if lo < -(2**31) or hi > 2**31 - 1:
+            raise InputError(f"{where}: value {lo if lo < -(2**31) else hi} is outside the int32 range")
+    if spec.dtype is dtypes.f32 and arr.dtype == object:
+        arr = np.array(arr.tolist() if arr.shape else float(arr.item()), dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.ascontiguousarray(arr, dtype=want)
+
+
+def _scalar_ok(d: DType, v: Any) -> bool:
+    if d is dtypes.bool:
+        return isinstance(v, bool | np.bool_)
+    if d is dtypes.i32:
+        return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
+    return isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool | np.bool_)
+
+
+class CompiledProgram:
+    """A program compiled to a shared library. Call it with one input per slot (see the module doc)."""
+
+    def __init__(self, program: UOp, rendered: Rendered, library_path: Path) -> None:
+        self.program = program
+        self.source = rendered.source  # this program alone (a compile_many library holds more)
+        self.library_path = library_path
+        self.source_path = library_path.with_suffix(".c")
+        self.inputs: tuple[InputSpec, ...] = rendered.inputs
+        self.dtype: DType = rendered.dtype
+        self.shape: tuple[int, ...] = rendered.shape
+        self._work_bytes = rendered.work_bytes
+        self._local = threading.local()
+        key = str(library_path)
+        with _load_lock:
+            if key not in _loaded:
+                _loaded[key] = ctypes.CDLL(key)
+        fn = getattr(_loaded[key], rendered.symbol)
+        fn.restype = ctypes.c_int32
+        fn.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        self._fn = fn
+
+    def __repr__(self) -> str:
+        sig = ", ".join(s.describe() for s in self.inputs)
+        return (
+            f"<CompiledProgram ({sig}) -> {self.dtype.name} {_shape_text(self.shape)} at {self.library_path}>"
+        )
+
+    # -- running
+    def _check_count(self, inputs: Sequence) -> None:
+        if len(inputs) != len(self.inputs):
+            sig = "; ".join(s.describe() for s in self.inputs) or "none"
+            raise InputError(
+                f"program takes {len(self.inputs)} input(s), got {len(inputs)} (expected: {sig})"
+            )
+
+    def _workspace(self) -> np.ndarray:
+        w = getattr(self._local, "work", None)
+        if w is None:
+            w = self._local.work = np.empty(max(self._work_bytes, 64), np.uint8)
+        return w
+
+    def _call(self, arrays: list[np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray]:
+        ptrs = (ctypes.c_void_p * max(len(arrays), 1))(*[a.ctypes.data for a in arrays])
+        out = np.empty((n, *self.shape), _NP[self.dtype.name])
+        status = np.zeros((n, 4), np.int32)
+        self._fn(n, ptrs, out.ctypes.data, self._workspace().ctypes.data, status.ctypes.data)
+        return out, status
+
+    def run_array(self, *inputs: Any) -> np.ndarray:
+        """The raw result as a numpy array of the program's shape (no conversion to lists)."""
+        self._check_count(inputs)
+        arrays = [to_input_array(s, v) for s, v in zip(self.inputs, inputs, strict=True)]
+        out, status = self._call(arrays, 1)
+        if status[0, 0]:
+            raise status_error(int(status[0, 0]), tuple(int(x) for x in status[0, 1:]))
+        return out[0]
+
+    def __call__(self, *inputs: Any) -> Any:
+        return _to_python(self.run_array(*inputs))
+
+    def run_batch(self, input_sets: Sequence[Sequence[Any]]) -> list[Any]:
+        """One result per input set, in one C call; a set the program fails on gives its exception
+        (an instance, not raised), so that one bad input does not hide the others' results."""
+        n = len(input_sets)
+        if n == 0:
+            return []
+        columns: list[list[np.ndarray]] = [[] for _ in self.inputs]
+        for inputs in input_sets:
+            self._check_count(inputs)
+            for k, (s, v) in enumerate(zip(self.inputs, inputs, strict=True)):
+                columns[k].append(to_input_array(s, v))
+        arrays = [np.ascontiguousarray(np.stack(col)) for col in columns]
+        out, status = self._call(arrays, n)
+        results: list[Any] = []
+        for b in range(n):
+            code = int(status[b, 0])
+            if code:
+                err: BackendError = status_error(code, tuple(int(x) for x in status[b, 1:]))
+                results.append(err)
+            else:
+                results.append(_to_python(out[b]))
+        return results
+
+
+def _to_python(arr: np.ndarray) -> Any:
+    """Nested lists of Python scalars; every NaN the positive quiet NaN (to_python's math.nan)."""
+    if arr.dtype == np.float32:
+        wide = np.array(arr, dtype=np.float64, ndmin=1)
+        wide[np.isnan(wide)] = math.nan
+        return wide.reshape(arr.shape).tolist()
+    return arr.tolist()
