@@ -113,9 +113,9 @@ class PatternMatcher:
         # index by root op so only rules that could possibly match are tried
         self.by_op: dict[Ops, list[Rule]] = {}
         self._candidates: dict[Ops, list[tuple[Rule, Matcher]]] = {}
-        for rule in self.rules:
-            m = matcher_for(rule.pat, self.compiled)
-            for op in Ops:
+        matchers = [matcher_for(rule.pat, self.compiled) for rule in self.rules]
+        for op in Ops:  # keys in Ops declaration order, each list in rule order
+            for rule, m in zip(self.rules, matchers, strict=True):
                 if rule.pat.op is None or op in rule.pat.op:
                     self.by_op.setdefault(op, []).append(rule)
                     self._candidates.setdefault(op, []).append((rule, m))
