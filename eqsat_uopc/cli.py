@@ -12,9 +12,13 @@ import json
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .uop import UOp
-from .values import bind_params
+from .values import bind_params, same_value
+
+if TYPE_CHECKING:
+    from .uir import Example
 
 __all__ = ["main"]
 
@@ -35,54 +39,73 @@ def _uir_files(target: Path) -> Iterator[Path]:
         raise CliError(f"{target}: no such file or directory")
 
 
-def _load(path: Path) -> UOp:
-    from .uir import parse_uir
+def _load(path: Path) -> Example:
+    from .uir import load_example
 
     try:
-        text = path.read_text()
+        return load_example(path)
     except OSError as e:
         raise CliError(f"{path}: cannot read: {e.strerror}") from None
-    try:
-        return parse_uir(text)
     except ValueError as e:
-        raise CliError(f"{path}: {e}") from None
+        raise CliError(str(e) if str(path) in str(e) else f"{path}: {e}") from None
 
 
-def _evaluate(program: UOp, backend: str, inputs: Sequence) -> object:
-    from .greedy import run, to_python
-
+def _evaluate(program: UOp, backend: str, inputs: Sequence | None) -> object:
+    """The program's value on inputs (one per PARAM slot), by the interpreter or the C backend."""
     if backend == "c":
         from .backend import compile_c
 
-        return compile_c(program)(*inputs)
-    if inputs:
+        return compile_c(program)(*(inputs or ()))
+    from .greedy import run, to_python
+
+    if inputs is not None:
         program = bind_params(program, dict(enumerate(inputs)))
     return to_python(run(program))
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    """Evaluate each program; a header `# expect:` / `# expect-error:` is checked, not just shown."""
     from .uir import to_uir
 
-    inputs = [json.loads(v) for v in args.input]
+    cli_inputs = [json.loads(v) for v in args.input] if args.input else None
+    failures = 0
     for path in _uir_files(Path(args.target)):
-        program = _load(path)
+        example = _load(path)
+        inputs = cli_inputs if cli_inputs is not None else example.inputs
         try:
-            value = _evaluate(program, args.backend, inputs)
-        except (ValueError, IndexError, TypeError) as e:
-            raise CliError(f"{path}: {type(e).__name__}: {e}") from None
-        if args.json:
-            print(json.dumps({"file": str(path), "value": value}))
+            value, error = _evaluate(example.program, args.backend, inputs), None
+        except (ValueError, IndexError, TypeError, ArithmeticError) as e:
+            value, error = None, f"{type(e).__name__}: {e}"
+        checked = cli_inputs is None and (example.expect is not None or example.expect_error is not None)
+        if checked and example.expect_error is not None:
+            # the C backend words its errors its own way: any error satisfies an expected one there
+            ok = error == example.expect_error or (args.backend == "c" and error is not None)
+        elif checked:
+            ok = error is None and same_value(value, example.expect)
         else:
-            print(f"# {path}")
-            print(to_uir(program))
-            print(f"=> {value}")
-    return 0
+            ok = error is None
+        failures += not ok
+        if args.json:
+            print(json.dumps({"file": str(path), "value": value, "error": error, "ok": ok}))
+            continue
+        print(f"# {path}")
+        if inputs is not None:
+            print(f"# inputs: {json.dumps(inputs)}")
+        print(to_uir(example.program), end="")
+        verdict = (" (as expected)" if ok else " (UNEXPECTED)") if checked else ""
+        print(f"=> {error if error is not None else value}{verdict}\n")
+        if not ok:
+            print(
+                f"eqsat-uopc: error: {path}: {error or f'got {value}, expected {example.expect}'}",
+                file=sys.stderr,
+            )
+    return 1 if failures else 0
 
 
 def _cmd_render_c(args: argparse.Namespace) -> int:
     from .backend import render_c
 
-    print(render_c(_load(Path(args.file))), end="")
+    print(render_c(_load(Path(args.file)).program), end="")
     return 0
 
 

@@ -7,6 +7,7 @@ is how the interpreter is used as an oracle against the C backend and saturation
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,7 +15,7 @@ from .dtype import DType, dtypes, truncate
 from .ops import Ops
 from .uop import UOp, UOpError, call_params
 
-__all__ = ["bind_params", "literal", "random_value"]
+__all__ = ["bind_params", "literal", "random_value", "same_value"]
 
 
 def literal(value: Any, dtype: DType, shape: tuple[int, ...] = ()) -> UOp:
@@ -69,3 +70,16 @@ def random_value(rng: Any, dtype: DType, shape: tuple[int, ...] = ()) -> Any:
     if pick < 0.15:
         return rng.choice([0.0, -0.0, 1.0, -1.0, float("inf"), float("-inf"), float("nan"), 1e-45, 3.4e38])
     return truncate(dtypes.f32, rng.uniform(-100.0, 100.0) if pick < 0.8 else rng.uniform(-1e30, 1e30))
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Exact agreement of two values: same types, floats bit for bit, except that NaN equals NaN."""
+    if isinstance(a, list) or isinstance(b, list):
+        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(same_value, a, b))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    return a == b
