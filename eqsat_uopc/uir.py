@@ -567,7 +567,7 @@ def _literal_mismatch(op: Ops, lit: _Operand, other: _Operand, want: DType) -> s
     elif want is dtypes.bool:
         hint = "write true or false for a bool constant"
     else:
-        hint = f"write a {want.name} literal"
+        hint = f"write an {want.name} literal"
     return (
         f"literal {lit.tok.text} is {have.name} but {op.name.lower()} needs {want.name} operands "
         f"(like {other.tok.text}); a literal has its own dtype: {hint}"
