@@ -428,10 +428,9 @@ def _infer(op: Ops, src: tuple[UOp, ...], arg: Any) -> tuple[DType, tuple[int, .
         _nsrc(op, src, 0)
         if isinstance(arg, int) and not isinstance(arg, bool) and not -(2**31) <= arg < 2**31:
             raise UOpError(f"CONST i32 value {arg} is outside the int32 range")
-        try:
-            return dtypes.of(arg), ()
-        except TypeError as e:
-            raise UOpError(f"CONST {e}") from None
+        if not isinstance(arg, bool | int | float):
+            raise UOpError(f"CONST value must be a bool, int or float, got {type(arg).__name__}: {arg!r}")
+        return dtypes.of(arg), ()
     if op is Ops.PARAM:
         _nsrc(op, src, 0)
         if not isinstance(arg, ParamArg):
@@ -442,6 +441,8 @@ def _infer(op: Ops, src: tuple[UOp, ...], arg: Any) -> tuple[DType, tuple[int, .
             raise UOpError(f"PARAM dtype must be a DType, got {arg.dtype!r}")
         if not _is_shape(arg.shape):
             raise UOpError(f"PARAM shape must be a tuple of positive ints, got {arg.shape!r}")
+        if arg.addrspace is not None and not isinstance(arg.addrspace, str):
+            raise UOpError(f"PARAM addrspace must be a str or None, got {arg.addrspace!r}")
         return arg.dtype, arg.shape
     if op is Ops.RANGE:
         _nsrc(op, src, 1)
