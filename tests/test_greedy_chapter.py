@@ -19,6 +19,7 @@ from eqsat_uopc.greedy import (
     to_python,
 )
 from eqsat_uopc.ops import Ops
+from eqsat_uopc.uir import parse_uir, to_uir
 from eqsat_uopc.uop import ParamArg, UOp, UOpError, rebuild
 
 p0 = UOp(Ops.PARAM, (), ParamArg(0, dtypes.i32))
@@ -492,3 +493,84 @@ def test_naive_inliner_with_a_constant_argument_fails_to_typecheck():
 def test_to_python_refuses_a_stuck_program():
     with pytest.raises(ValueError, match=r"^program did not evaluate to a value, stuck at Ops.ADD$"):
         to_python(run(p0 + 1 + 2))
+
+
+# ---------------------------------------------------------------------------
+# the chapter's listings, as .uir text
+
+ONE_PASS_LISTING = """\
+%0 = param : slot=0 dtype=i32
+%1 = mul %0, 2
+%2 = mul %1, 3
+%3 = param : slot=1 dtype=i32
+%4 = mul %3, 3
+%5 = add %2, %4
+"""
+GRAPH_REWRITE_LISTING = """\
+%0 = param : slot=0 dtype=i32
+%1 = mul %0, 6
+%2 = param : slot=1 dtype=i32
+%3 = mul %2, 3
+%4 = add %1, %3
+"""
+
+
+def test_listings_one_pass_versus_graph_rewrite():
+    e = (p0 * 2 + p1) * 3
+    assert to_uir(one_pass(e, symbolic)) == ONE_PASS_LISTING
+    assert to_uir(graph_rewrite(e, symbolic)) == GRAPH_REWRITE_LISTING
+    assert parse_uir(GRAPH_REWRITE_LISTING) is graph_rewrite(parse_uir(ONE_PASS_LISTING), symbolic)
+
+
+def test_listing_one_pass_evaluation_is_unfinished():
+    a, b = UOp.stack(1, 2, 3), UOp.stack(10, 20, 30)
+    lines = to_uir(one_pass(a * b + a, symbolic + evaluate)).splitlines()
+    assert lines[:2] == ["%0 = mul 1, 10", "%1 = add %0, 1"]
+    assert lines[-1] == "%6 = stack %1, %3, %5"
+
+
+def test_listing_b2i():
+    before = """\
+%0 = param : slot=0 dtype=i32
+%1 = param : slot=1 dtype=i32
+%2 = cmplt %0, %1
+%3 = where %2, 1, 0
+"""
+    after = """\
+%0 = param : slot=0 dtype=i32
+%1 = param : slot=1 dtype=i32
+%2 = cmplt %0, %1
+%3 = cast %2 : dtype=i32
+"""
+    assert to_uir(graph_rewrite(parse_uir(before), b2i)) == after
+
+
+def test_listings_bind_then_simplify():
+    e = (p0 + 2) * p1 + p0 * 0
+    assert to_uir(graph_rewrite(e, bind, ctx={0: 5})) == (
+        "%0 = add 5, 2\n%1 = param : slot=1 dtype=i32\n%2 = mul %0, %1\n%3 = mul 5, 0\n%4 = add %2, %3\n"
+    )
+    assert (
+        to_uir(simplify(graph_rewrite(e, bind, ctx={0: 5})))
+        == "%0 = param : slot=1 dtype=i32\n%1 = mul %0, 7\n"
+    )
+
+
+def test_listing_sq_call():
+    prog = parse_uir("%0 = param : slot=0 dtype=i32\n%1 = mul %0, %0\n%2 = call %1, 7 : name=sq\n")
+    assert to_uir(run(prog)) == "%0 = const 49\n"
+
+
+def test_listing_movement_program():
+    prog = parse_uir(
+        """\
+%0 = stack 1.0, 2.0, 3.0
+%1 = stack %0, %0
+%2 = reshape 2.0, (1, 1)
+%3 = expand %2, (2, 3)
+%4 = mul %1, %3
+%5 = permute %4, (1, 0)
+%6 = reduce %5 : op=add pop=1
+"""
+    )
+    assert to_uir(run(prog)) == "%0 = stack 4.0, 8.0, 12.0\n"
