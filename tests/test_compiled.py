@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import PatternMatcher, UPat, evaluate, graph_rewrite, symbolic
-from eqsat_uopc.greedy.compiled import compile_upat, matcher_source
+from eqsat_uopc.greedy.compiled import compile_rewriter, compile_upat, matcher_source
 from eqsat_uopc.greedy.soundness import pattern_instances
 from eqsat_uopc.ops import Ops
 from eqsat_uopc.uop import UOp
@@ -116,6 +116,56 @@ def test_every_rule_on_random_programs(prog):
     for u in prog.toposort():
         for rule in RULES:
             assert_agree(rule.pat, u)
+
+
+def _fused_agrees(u: UOp, interpreted: PatternMatcher, fused: dict, ctx=None) -> None:
+    try:
+        want = interpreted.rewrite(u, ctx)
+    except Exception as e:
+        want = (type(e).__name__, str(e))
+    rewriter = fused.get(u.op)
+    try:
+        got = None if rewriter is None else rewriter(u, ctx)
+    except Exception as e:
+        got = (type(e).__name__, str(e))
+    if isinstance(want, tuple) or want is None:
+        assert got == want, (u, got, want)
+    else:
+        assert got[0] is want and interpreted.by_op[u.op][got[1]] is interpreted.last_fired, (u, got, want)
+
+
+FUSED = {op: compile_rewriter(rules) for op, rules in PatternMatcher(RULES, compiled=False).by_op.items()}
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.name for r in RULES])
+def test_fused_rewriter_on_rule_instances(rule):
+    interpreted = PatternMatcher(RULES, compiled=False)
+    for inst in pattern_instances(rule.pat, 10, seed=5):
+        for u in inst.toposort():
+            _fused_agrees(u, interpreted, FUSED)
+
+
+@settings(max_examples=40, deadline=None)
+@given(programs(dtypes=(dtypes.i32, dtypes.bool, dtypes.f32), ranges=True, max_ops=12))
+def test_fused_rewriter_on_random_programs(prog):
+    interpreted = PatternMatcher(RULES, compiled=False)
+    for u in prog.toposort():
+        _fused_agrees(u, interpreted, FUSED)
+
+
+def test_fused_rewriter_passes_ctx():
+    bind = [
+        (
+            UPat(Ops.PARAM, name="p"),
+            lambda p, ctx: UOp.const(ctx[p.arg.slot], p.dtype) if p.arg.slot in ctx else None,
+        )
+    ]
+    rewriter = compile_rewriter(PatternMatcher(bind).rules)
+    assert rewriter(p0, {0: 5}) == (UOp.const(5), 0)
+    assert rewriter(p1, {0: 5}) is None
+    with pytest.raises(TypeError):
+        rewriter(p0, None)  # without ctx the function misses its argument, as in PatternMatcher.rewrite
+    assert "ctx=ctx" in rewriter.source
 
 
 def _rewrite_or_error(prog: UOp, pm: PatternMatcher):

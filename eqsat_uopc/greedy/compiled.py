@@ -27,9 +27,11 @@ from typing import Any
 
 from ..uop import UOp
 
-__all__ = ["CompiledMatcher", "compile_upat", "matcher_source"]
+__all__ = ["CompiledMatcher", "CompiledRewriter", "compile_rewriter", "compile_upat", "matcher_source"]
 
 CompiledMatcher = Callable[[UOp], list[dict[str, UOp]]]
+# (node, ctx) -> (replacement, index of the rule that fired) or None
+CompiledRewriter = Callable[[UOp, Any], "tuple[UOp, int] | None"]
 
 # generated source (and constants) -> matcher, so structurally equal patterns share one function;
 # per pattern, the matcher is cached on the pattern itself (UPat._matcher)
@@ -168,3 +170,46 @@ def compile_upat(pat: Any) -> CompiledMatcher:
     if hasattr(pat, "_matcher"):
         pat._matcher = fn
     return fn
+
+
+def compile_rewriter(rules: list[Any]) -> CompiledRewriter:
+    """One function for an ordered rule list (the candidates of one op): PatternMatcher.rewrite, fused.
+
+    For each rule in order and each way its pattern matches (in UPat.match's order), it calls the
+    rule's function with the bindings as keyword arguments (plus ctx= when ctx is not None) and
+    returns the first result that is not None and not the node itself, with the rule's index.
+    That is exactly what PatternMatcher.rewrite does over interpreted bindings; fused, it builds no
+    binding dicts and no lists, and stops matching a rule's pattern at the first result.
+    """
+    em = _Emitter()
+    em.line(0, "def rewrite(n0, ctx):")
+    for k, rule in enumerate(rules):
+        fn = em.const(rule.fn, "FN")
+
+        def emit_call(depth: int, bound: dict[str, str], fn: str = fn, k: int = k) -> None:
+            args = ", ".join(f"{name}={var}" for name, var in bound.items())
+            with_ctx = f"{args}, ctx=ctx" if args else "ctx=ctx"
+            em.line(depth, f"ret = {fn}({args}) if ctx is None else {fn}({with_ctx})")
+            em.line(depth, "if ret is not None and ret is not n0:")
+            em.line(depth + 1, f"return ret, {k}")
+
+        if not all(name.isidentifier() for name in _names(rule.pat)):
+            raise ValueError(
+                f"rule {rule.name}: pattern names must be identifiers, got {sorted(_names(rule.pat))}"
+            )
+        em.line(1, f"# {k}: {getattr(rule, 'name', '')}")
+        _emit(em, rule.pat, "n0", 1, {}, emit_call)
+    em.line(1, "return None")
+    source = "\n".join(em.lines) + "\n"
+    namespace: dict[str, Any] = dict(em.env)
+    exec(compile(source, f"<compiled rewriter of {len(rules)} rules>", "exec"), namespace)
+    fn = namespace["rewrite"]
+    fn.source = source
+    return fn
+
+
+def _names(pat: Any) -> set[str]:
+    out = {pat.name} if pat.name is not None else set()
+    for p in pat.src or ():
+        out |= _names(p)
+    return out
