@@ -1,0 +1,240 @@
+"""Corpus sweeps that survive their worst program: isolated workers, limits, incremental results.
+
+One exploding e-graph must not take a sweep down. `sweep` runs a job over many tasks in worker
+processes of its own pool: each worker has an address-space limit (RLIMIT_AS), each task a wall
+time limit enforced from outside (the worker is killed and replaced), and a worker that dies is
+recorded as such for its task while the sweep goes on. The same sweep runs on a Dask cluster
+(`scheduler=ADDRESS`), where the cluster's own worker memory limits apply and the job's own time
+limit bounds the work.
+
+Results are rows (dicts) written to a JSON-lines file as they finish, so an interrupted sweep
+resumes where it stopped: tasks whose key is already in the file are not run again. Rows carry
+`key`, `status` ("ok" | "timeout" | "crashed" | "error"), `error` and `seconds`, plus the job's
+own fields. Rows come back in completion order; the file is the record.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import multiprocessing as mp
+import os
+import resource
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any
+
+__all__ = ["SweepTask", "completed_keys", "sweep"]
+
+Job = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class SweepTask:
+    key: str
+    payload: dict[str, Any]
+
+
+def completed_keys(out: Path) -> set[str]:
+    """Keys already recorded in a results file (a torn last line from a kill is ignored)."""
+    if not out.exists():
+        return set()
+    keys = set()
+    for line in out.read_text().splitlines():
+        try:
+            keys.add(json.loads(line)["key"])
+        except (json.JSONDecodeError, KeyError, TypeError):
+            continue
+    return keys
+
+
+def _run_job(job: Job, task: SweepTask) -> dict[str, Any]:
+    start = time.perf_counter()
+    try:
+        row = {"key": task.key, "status": "ok", "error": None, **job(task.payload)}
+    except MemoryError:
+        row = {"key": task.key, "status": "crashed", "error": "MemoryError (worker memory limit)"}
+    except Exception as e:  # a job's failure is a row, not the end of the sweep
+        row = {"key": task.key, "status": "error", "error": f"{type(e).__name__}: {e}"}
+    row["seconds"] = round(time.perf_counter() - start, 6)
+    return row
+
+
+def _worker_main(conn: Connection, job: Job, memory_limit_mb: int | None) -> None:
+    if memory_limit_mb is not None:
+        limit = memory_limit_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:
+            return
+        if task is None:
+            return
+        try:
+            conn.send(_run_job(job, task))
+        except Exception:  # an unpicklable job result: report it, keep serving
+            conn.send({"key": task.key, "status": "error", "error": traceback.format_exc(limit=1)})
+
+
+class _Worker:
+    def __init__(self, ctx: Any, job: Job, memory_limit_mb: int | None) -> None:
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child, job, memory_limit_mb), daemon=True)
+        self.proc.start()
+        child.close()
+        self.task: SweepTask | None = None
+        self.started = 0.0
+
+    def give(self, task: SweepTask) -> None:
+        self.task, self.started = task, time.monotonic()
+        self.conn.send(task)
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+
+
+def _local(
+    tasks: list[SweepTask], job: Job, workers: int, memory_limit_mb: int | None, time_limit: float | None
+) -> Iterator[dict[str, Any]]:
+    ctx = mp.get_context("spawn")  # fork after egglog/z3 have started threads is unsafe
+    pending = list(reversed(tasks))
+    pool = [_Worker(ctx, job, memory_limit_mb) for _ in range(min(workers, len(tasks)))]
+    try:
+        for w in pool:
+            if pending:
+                w.give(pending.pop())
+        while any(w.task is not None for w in pool):
+            busy = [w for w in pool if w.task is not None]
+            timeout = None
+            if time_limit is not None:
+                now = time.monotonic()
+                timeout = max(0.0, min(w.started + time_limit - now for w in busy))
+            ready = wait([w.conn for w in busy], timeout=timeout)
+            for i, w in enumerate(pool):
+                if w.task is None:
+                    continue
+                row = None
+                if w.conn in ready:
+                    try:
+                        row = w.conn.recv()
+                    except (EOFError, OSError):
+                        w.proc.join()
+                        row = {
+                            "key": w.task.key,
+                            "status": "crashed",
+                            "error": f"worker died (exit code {w.proc.exitcode}; memory limit?)",
+                        }
+                elif time_limit is not None and time.monotonic() - w.started >= time_limit:
+                    row = {"key": w.task.key, "status": "timeout", "error": f"over {time_limit:g} s"}
+                if row is None:
+                    continue
+                row.setdefault("seconds", round(time.monotonic() - w.started, 6))
+                if row["status"] in ("timeout", "crashed"):  # the process is suspect: replace it
+                    w.kill()
+                    pool[i] = w = _Worker(ctx, job, memory_limit_mb)
+                w.task = None
+                yield row
+                if pending:
+                    w.give(pending.pop())
+    finally:
+        for w in pool:
+            if w.proc.is_alive():
+                with contextlib.suppress(OSError):
+                    w.conn.send(None)
+                w.proc.join(timeout=2)
+                if w.proc.is_alive():
+                    w.kill()
+
+
+def _dask(tasks: list[SweepTask], job: Job, scheduler: str) -> Iterator[dict[str, Any]]:
+    from distributed import Client, as_completed
+
+    with Client(scheduler) as client:
+        futures = {client.submit(_run_job, job, t, key=f"sweep-{t.key}", pure=False): t for t in tasks}
+        for fut in as_completed(futures):
+            task = futures[fut]
+            try:
+                yield fut.result()
+            except Exception as e:  # a killed worker (memory) or a lost task
+                yield {
+                    "key": task.key,
+                    "status": "crashed",
+                    "error": f"{type(e).__name__}: {e}",
+                    "seconds": None,
+                }
+
+
+def sweep(
+    tasks: Iterable[SweepTask],
+    job: Job,
+    *,
+    out: Path | str | None = None,
+    workers: int | None = None,
+    memory_limit_mb: int | None = 4096,
+    time_limit: float | None = 60.0,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+) -> list[dict[str, Any]]:
+    """Run job(task.payload) for every task not already in `out`; the rows of this run.
+
+    job must be a picklable top-level function. workers=0 runs in this process (no isolation,
+    for debugging); the default is one worker per core.
+    """
+    tasks = list(tasks)
+    keys = [t.key for t in tasks]
+    if len(set(keys)) != len(keys):
+        dup = next(k for k in keys if keys.count(k) > 1)
+        raise ValueError(f"sweep task keys must be unique, {dup!r} repeats")
+    if time_limit is not None and time_limit <= 0:
+        raise ValueError(f"time_limit must be positive, got {time_limit}")
+    if memory_limit_mb is not None and memory_limit_mb <= 0:
+        raise ValueError(f"memory_limit_mb must be positive, got {memory_limit_mb}")
+    out_path = Path(out) if out is not None else None
+    if out_path is not None:
+        done = completed_keys(out_path)
+        tasks = [t for t in tasks if t.key not in done]
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if scheduler is not None:
+        rows: Iterator[dict[str, Any]] = _dask(tasks, job, scheduler)
+    elif workers == 0:
+        rows = (_run_job(job, t) for t in tasks)
+    else:
+        rows = _local(tasks, job, workers, memory_limit_mb, time_limit)
+    show = sys.stderr.isatty() if progress is None else progress
+    collected: list[dict[str, Any]] = []
+    sink = out_path.open("a") if out_path is not None else None
+    if sink is not None and out_path.stat().st_size and not out_path.read_bytes().endswith(b"\n"):
+        sink.write("\n")  # end a line torn by an interrupted run, so the next row stands alone
+    try:
+        for row in _with_progress(rows, len(tasks), show):
+            collected.append(row)
+            if sink is not None:
+                sink.write(json.dumps(row, sort_keys=True) + "\n")
+                sink.flush()
+    finally:
+        if sink is not None:
+            sink.close()
+    return collected
+
+
+def _with_progress(rows: Iterator[dict[str, Any]], total: int, show: bool) -> Iterator[dict[str, Any]]:
+    if not show or total == 0:
+        yield from rows
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, transient=True) as bar:
+        tid = bar.add_task("sweep", total=total)
+        for row in rows:
+            bar.advance(tid)
+            yield row

@@ -1,0 +1,92 @@
+"""Sweeps: isolation (timeouts, crashes, memory), resumption, and the Dask path."""
+
+import json
+import os
+import time
+
+import pytest
+
+from eqsat_uopc.sweep import SweepTask, completed_keys, sweep
+
+
+def job(payload):
+    kind = payload["kind"]
+    if kind == "square":
+        return {"value": payload["n"] ** 2}
+    if kind == "sleep":
+        time.sleep(60)
+    if kind == "raise":
+        raise ValueError("bad program")
+    if kind == "exit":
+        os._exit(3)
+    if kind == "hog":
+        blocks = []
+        while True:
+            blocks.append(bytearray(64 * 2**20))
+    raise AssertionError(kind)
+
+
+def tasks(*kinds):
+    return [SweepTask(f"t{i}", {"kind": k, "n": i}) for i, k in enumerate(kinds)]
+
+
+def by_key(rows):
+    return {r["key"]: (r["status"], r.get("value"), r["error"]) for r in rows}
+
+
+def test_one_bad_task_does_not_stop_the_sweep():
+    rows = sweep(
+        tasks("square", "raise", "exit", "hog", "square"),
+        job,
+        workers=2,
+        time_limit=60,
+        memory_limit_mb=1024,
+        progress=False,
+    )
+    assert by_key(rows) == {
+        "t0": ("ok", 0, None),
+        "t1": ("error", None, "ValueError: bad program"),
+        "t2": ("crashed", None, "worker died (exit code 3; memory limit?)"),
+        "t3": ("crashed", None, "MemoryError (worker memory limit)"),
+        "t4": ("ok", 16, None),
+    }
+
+
+def test_a_task_over_its_time_limit_is_killed_and_the_worker_replaced():
+    start = time.monotonic()
+    rows = sweep(tasks("sleep", "square"), job, workers=1, time_limit=1, progress=False)
+    assert by_key(rows) == {"t0": ("timeout", None, "over 1 s"), "t1": ("ok", 1, None)}
+    assert time.monotonic() - start < 30  # not the job's 60 s
+
+
+def test_results_are_written_incrementally_and_resumed(tmp_path):
+    out = tmp_path / "rows.jsonl"
+    first = sweep(tasks("square", "square"), job, out=out, workers=0, progress=False)
+    assert [r["key"] for r in first] == ["t0", "t1"]
+    out.write_text(out.read_text() + '{"key": "torn')  # an interrupted write
+    assert completed_keys(out) == {"t0", "t1"}
+    again = sweep(tasks("square", "square", "square"), job, out=out, workers=0, progress=False)
+    assert [r["key"] for r in again] == ["t2"]
+    assert json.loads(out.read_text().splitlines()[-1])["value"] == 4
+
+
+def test_duplicate_keys_and_bad_limits_are_refused():
+    with pytest.raises(ValueError, match="sweep task keys must be unique, 'a' repeats"):
+        sweep([SweepTask("a", {}), SweepTask("a", {})], job)
+    with pytest.raises(ValueError, match="time_limit must be positive, got 0"):
+        sweep([], job, time_limit=0)
+    with pytest.raises(ValueError, match="memory_limit_mb must be positive, got -1"):
+        sweep([], job, memory_limit_mb=-1)
+
+
+def test_dask_local_cluster_runs_the_same_sweep():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as c:
+        rows = sweep(tasks("square", "raise", "square"), job, scheduler=c.scheduler_address, progress=False)
+    assert by_key(rows) == {
+        "t0": ("ok", 0, None),
+        "t1": ("error", None, "ValueError: bad program"),
+        "t2": ("ok", 4, None),
+    }
