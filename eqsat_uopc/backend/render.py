@@ -182,9 +182,9 @@ class _Emitter:
         k = [s.node for s in self.lw.inputs if s.kind == "range"].index(u)
         self.input(u, f"r{k}")
         v, ext = self.val[u].expr, self.val[u.src[0]].at("0")
-        cond = f"({v} < 0 || {v} >= {ext})"
+        cond = f"{v} < 0 || {v} >= {ext}"
         if (q := self.poison[u.src[0]]) is not None:
-            cond = f"{q.at('0')} == 0 && {cond}"
+            cond = f"{q.at('0')} == 0 && ({cond})"
         code = self.lw.number[u] * 8 + RANGE_OOB
         self.emit(f"if ({cond}) {{ detail[0] = {v}; detail[1] = {ext}; return {code}; }}")
 
@@ -280,9 +280,9 @@ class _Emitter:
                 fixed += c * strides[axis]
                 continue
             v = self.val[i].at("0")
-            cond = f"({v} < 0 || {v} >= {dim})"
+            cond = f"{v} < 0 || {v} >= {dim}"
             if (q := self.poison[i]) is not None:
-                cond = f"{q.at('0')} == 0 && {cond}"
+                cond = f"{q.at('0')} == 0 && ({cond})"
             code = num * 8 + INDEX_OOB
             self.emit(
                 f"if ({cond}) {{ detail[0] = {v}; detail[1] = {axis}; detail[2] = {dim}; return {code}; }}"

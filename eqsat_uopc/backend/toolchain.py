@@ -72,8 +72,9 @@ def compiler_command() -> list[str]:
 
 
 def _run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
-    """Every compiler process goes through here (tests count the calls)."""
-    return subprocess.run(cmd, capture_output=True, text=True, check=False, **kwargs)
+    """Every compiler process goes through here (tests count the calls); messages in plain ASCII."""
+    env = {**os.environ, "LC_ALL": "C"}
+    return subprocess.run(cmd, capture_output=True, text=True, check=False, env=env, **kwargs)
 
 
 def compiler_identity(cmd: list[str]) -> str:

@@ -1,0 +1,100 @@
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* exec_alu in C: see eqsat_uopc/backend/prelude.py. A fault helper returns the status code
+   (node * 8 + reason) of an operation C leaves undefined, 0 when the operation is defined. */
+static inline int32_t uopc_first(int32_t a, int32_t b) { return a ? a : b; }
+
+static inline bool uopc_add_bool(bool a, bool b) { return a | b; }
+static inline bool uopc_mul_bool(bool a, bool b) { return a & b; }
+static inline bool uopc_max_bool(bool a, bool b) { return b > a ? b : a; }
+
+static inline int32_t uopc_add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+static inline int32_t uopc_mul_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+static inline int32_t uopc_max_i32(int32_t a, int32_t b) { return b > a ? b : a; }
+static inline int32_t uopc_floordiv_i32(int32_t a, int32_t b) {
+  if (b == 0 || (a == INT32_MIN && b == -1)) return 0; /* undefined: the lane is poisoned */
+  int32_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int32_t uopc_floordiv_fault(int32_t a, int32_t b, int32_t node) {
+  return b == 0 ? node * 8 + 1 : (a == INT32_MIN && b == -1) ? node * 8 + 2 : 0;
+}
+static inline int32_t uopc_floormod_i32(int32_t a, int32_t b) {
+  if (b == 0 || b == -1) return 0; /* b == 0 is poisoned; a % -1 is 0 (C's INT32_MIN % -1 traps) */
+  int32_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline int32_t uopc_floormod_fault(int32_t b, int32_t node) { return b == 0 ? node * 8 + 3 : 0; }
+
+static inline float uopc_add_f32(float a, float b) { return a + b; }
+static inline float uopc_mul_f32(float a, float b) { return a * b; }
+static inline float uopc_max_f32(float a, float b) { return b > a ? b : a; }
+static inline float uopc_recip_f32(float v) { return 1.0f / v; }
+static inline float uopc_sqrt_f32(float v) { return sqrtf(v); }
+static inline float uopc_exp2_f32(float v) { return (float)pow(2.0, (double)v); }
+static inline float uopc_log2_f32(float v) { return (float)log2((double)v); }
+static inline float uopc_sin_f32(float v) { return (float)sin((double)v); }
+
+static inline bool uopc_cast_bool_bool(bool v) { return v; }
+static inline int32_t uopc_cast_bool_i32(bool v) { return (int32_t)v; }
+static inline float uopc_cast_bool_f32(bool v) { return (float)v; }
+static inline bool uopc_cast_i32_bool(int32_t v) { return v != 0; }
+static inline int32_t uopc_cast_i32_i32(int32_t v) { return v; }
+static inline float uopc_cast_i32_f32(int32_t v) { return (float)v; }
+static inline bool uopc_cast_f32_bool(float v) { return v != 0.0f; }
+static inline float uopc_cast_f32_f32(float v) { return v; }
+static inline bool uopc_f32_fits_i32(float v) { /* false for NaN and +-inf too */
+  return (double)v >= -2147483648.0 && (double)v < 2147483648.0;
+}
+static inline int32_t uopc_cast_f32_i32(float v) { return uopc_f32_fits_i32(v) ? (int32_t)v : 0; }
+static inline int32_t uopc_cast_f32_i32_fault(float v, int32_t node) {
+  return uopc_f32_fits_i32(v) ? 0 : node * 8 + 4;
+}
+
+static int32_t uopc_run_kernel(const float *restrict p0, const int32_t *restrict p1, float *restrict out, void *restrict work, int32_t *restrict detail) {
+  /* %2 = param : slot=0 dtype=f32 shape=(2, 3) */
+  /* %3 = permute %2, (1, 0) */
+  float *restrict n3 = (float *)((char *)work);
+  for (int32_t i0 = 0; i0 < 3; i0++)
+    for (int32_t i1 = 0; i1 < 2; i1++) {
+      n3[i0 * 2 + i1] = p0[i0 + i1 * 3];
+    }
+  /* %1 = reduce %0 : op=max pop=1 */
+  float *restrict n1 = (float *)((char *)work + 64);
+  for (int32_t o = 0; o < 3; o++) {
+    float acc = n3[o * 2];
+    for (int32_t j = 1; j < 2; j++) acc = uopc_max_f32(acc, n3[o * 2 + j]);
+    n1[o] = acc;
+  }
+  /* %5 = stack 1.0, 2.0, 3.0 */
+  float *restrict n5 = (float *)((char *)work + 128);
+  n5[0] = 1.0f;
+  n5[1] = 2.0f;
+  n5[2] = 3.0f;
+  /* %6 = param : slot=1 dtype=i32 */
+  int32_t n6 = p1[0];
+  /* %7 = index %5, %6 */
+  if (n6 < 0 || n6 >= 3) { detail[0] = n6; detail[1] = 0; detail[2] = 3; return 61; }
+  int32_t o7 = n6;
+  float n7 = n5[o7];
+  /* %8 = reshape %7, (1,) */
+  /* %9 = expand %8, (3,) */
+  /* %10 = add %4, %9 */
+  float *restrict n10 = (float *)(out);
+  for (int32_t i = 0; i < 3; i++) n10[i] = uopc_add_f32(n1[i], n7);
+  return 0;
+}
+
+/* Runs the program on n input sets laid out one after another; status[4 * b] is the code
+   of set b (0: defined), status[4 * b + 1 ..] the details of a bounds error. */
+int32_t uopc_run(int64_t n, const void *const *inputs, void *out, void *work, int32_t *status) {
+  int32_t failed = 0;
+  for (int64_t b = 0; b < n; b++) {
+    int32_t *st = status + 4 * b;
+    st[0] = uopc_run_kernel((const float *)inputs[0] + b * 6, (const int32_t *)inputs[1] + b * 1, (float *)out + b * 3, work, st + 1);
+    failed += st[0] != 0;
+  }
+  return failed;
+}
