@@ -78,6 +78,17 @@ def test_chapter_mod_div_without_guard_is_caught():
     assert c1_arg < 0
 
 
+def test_chapter_self_compare_loses_the_shape():
+    # the chapter's (CMPLT|CMPNE)(x, x) -> const(False) turns a shaped comparison into a scalar
+    chapter = Rule(UPat((Ops.CMPLT, Ops.CMPNE), src=(xi, xi)), lambda x: UOp.const(False), "cmp_self_chapter")
+    cex = check_rule(chapter, n=100, seed=0).counterexample
+    assert cex is not None and cex.problem == "dtype/shape"
+    assert cex.before.shape != () and cex.after.shape == ()
+    assert cex.before_value[1] == cex.before.shape and cex.after_value == (dtypes.bool, ())
+    # the project's version keeps the shape, and is sound
+    assert check_rule(next(r for r in symbolic.rules if r.name == "cmp_self"), n=100, seed=0).sound
+
+
 def test_dtype_changing_rule_is_caught():
     # section 2.5: where(c, 1, 0) -> cast(c) also fires on a bool where(c, True, False)
     b2i = Rule(

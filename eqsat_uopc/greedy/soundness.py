@@ -638,7 +638,14 @@ def check_rule(
             report.examples.append((before, after))
         if after.dtype is not before.dtype or after.shape != before.shape:
             report.counterexample = report.counterexample or Counterexample(
-                before, after, {}, {}, before.dtype, after.dtype, False, "dtype/shape"
+                before,
+                after,
+                {},
+                {},
+                (before.dtype, before.shape),
+                (after.dtype, after.shape),
+                False,
+                "dtype/shape",
             )
             continue
         _compare(rule, before, after, rng, inputs_per_instance, check_run, report)
