@@ -181,3 +181,11 @@ def test_run_reduces_closed_programs_with_calls_to_values(prog):
     else:
         if stuck:
             pytest.fail(f"run is stuck at {stuck[-1]!r}")
+
+
+@pytest.mark.parametrize(("n", "first"), [(10, [0, 12, 26]), (100, [0, 102, 206]), (1000, [0, 1002, 2006])])
+def test_chapter_run_figures_first_values(n, first):
+    # the chapter's timing table: a * b + a with a = [0, n), b = [n, 2n)
+    a, b = UOp.stack(*range(n)), UOp.stack(*range(n, 2 * n))
+    out = to_python(run(a * b + a))
+    assert out[:3] == first and len(out) == n

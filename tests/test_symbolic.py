@@ -256,3 +256,19 @@ def test_where_rules():
     b = UOp.param(2, dtypes.bool)
     assert simplify(b.ne(UOp.const(False))) is b
     assert simplify(p0.cast(dtypes.i32)) is p0
+
+
+def test_float_caveats_the_chapter_accepts():
+    # Not int-semantics questions, and kept as the chapter has them (its rule order is its meaning):
+    f = UOp.param(0, dtypes.f32)
+    # x + 0.0 -> x is not exact at x = -0.0 (-0.0 + 0.0 is 0.0): the chapter says so and accepts it
+    after = apply(rule("add_fzero"), f + 0.0)
+    assert after is f
+    assert math.copysign(1.0, value(f + 0.0, {f: -0.0})) == 1.0
+    assert math.copysign(1.0, value(after, {f: -0.0})) == -1.0
+    # const_to_right swaps MAX's operands, and exec_alu's MAX (b if b > a else a, as C renders it) is
+    # not commutative on NaN or on -0.0 / 0.0
+    swapped = apply(rule("const_to_right"), UOp.const(1.0).maximum(f))
+    assert swapped is f.maximum(UOp.const(1.0))
+    assert value(UOp.const(1.0).maximum(f), {f: math.nan}) == 1.0
+    assert math.isnan(value(swapped, {f: math.nan}))
