@@ -1,0 +1,61 @@
+"""What a saturation run says about itself: why it stopped and what each iteration cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+__all__ = ["SaturationReport", "StopReason"]
+
+
+class StopReason(StrEnum):
+    """Why the runner stopped. A str, so `report.stop_reason == "saturated"` reads naturally."""
+
+    SATURATED = "saturated"  # an iteration changed nothing (and no rule was banned by back-off)
+    NODE_BUDGET = "node_budget"  # the next iteration would have passed the budget: rolled back
+    ITER_LIMIT = "iter_limit"
+    TIME_LIMIT = "time_limit"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass
+class SaturationReport:
+    """One run. enodes[0]/eclasses[0] are the lowered program; enodes[i] the size after iteration i.
+
+    Times are seconds: `egglog_time` in egglog's rule runs, `fold_time` in the Python folding step
+    (reading the e-graph it needs and writing its terms), `lower_time` lowering the program,
+    `raise_time` reading egglog's e-graph back (snapshots and the serialized EGraph).
+    `rolled_back` is True when the run stopped on the node budget: the overshooting iteration
+    (whose size is `overshoot`) was undone, so the e-graph is the one after `iterations`.
+    """
+
+    rules: str
+    int_semantics: str
+    node_budget: int
+    iter_limit: int
+    time_limit: float
+    stop_reason: StopReason = StopReason.SATURATED
+    iterations: int = 0
+    enodes: list[int] = field(default_factory=list)
+    eclasses: list[int] = field(default_factory=list)
+    egglog_time: float = 0.0
+    fold_time: float = 0.0
+    lower_time: float = 0.0
+    raise_time: float = 0.0
+    rolled_back: bool = False
+    overshoot: int | None = None
+    matches: dict[str, int] = field(default_factory=dict)  # rule name -> matches over the run
+
+    @property
+    def total_time(self) -> float:
+        return self.egglog_time + self.fold_time + self.lower_time + self.raise_time
+
+    def summary(self) -> str:
+        return (
+            f"{self.stop_reason} after {self.iterations} iterations: {self.enodes[-1]} e-nodes, "
+            f"{self.eclasses[-1]} e-classes; {self.total_time * 1e3:.1f} ms "
+            f"(egglog {self.egglog_time * 1e3:.1f}, fold {self.fold_time * 1e3:.1f}, "
+            f"lower {self.lower_time * 1e3:.1f}, raise {self.raise_time * 1e3:.1f})"
+        )

@@ -1,0 +1,260 @@
+"""Reading egglog's e-graph back: a Snapshot (for the folding step) and the extractors' EGraph.
+
+`Snapshot` freezes the live egglog e-graph once and indexes it: every UOp-valued e-class (keyed by
+egglog's canonical Value) with its e-nodes (constructor, type string, payload, child e-classes in
+UOp source order, OpLists flattened), and the `(N id)` names the lowering gave to classes.
+
+`to_egraph` turns a snapshot into `eqsat_uopc.extract.EGraph`: one EClass per UOp-valued e-class
+(ids `c0, c1, ...` in egglog's Value order, so they are deterministic), UOp-level ENodes whose arg
+is exactly the UOp arg (table keys resolved, f32 bit patterns turned back into floats, CAST's
+target dtype read from its type string). Helper sorts (type strings, OpLists, intervals, names,
+loader rows) are not e-classes there.
+
+`EgglogExtractor` lives in `EGraph.meta["egglog"]`: `extract(mode, roots)` with mode "tree" or
+"dag" runs egglog's own extractor (egglog.bindings.extract_best_with_dag_cost_model, every UOp
+e-node costing 1, lists and literals 0; "dag" is egglog's greedy-DAG extractor) on the live egglog
+e-graph and returns the choice as {ClassId: ENode} for every e-class the chosen terms use.
+It is only valid while the e-graph is the one that was serialized (Saturation keeps it so).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+from egglog import bindings
+
+from eqsat_uopc.dtype import f32_from_bits
+from eqsat_uopc.extract.egraph import ClassId, EClass, EGraph, ENode
+from eqsat_uopc.ops import Ops
+
+from .errors import SaturationError
+from .terms import KINDS, OP_OF, parse_type
+
+__all__ = ["EgglogExtractor", "SNode", "Snapshot"]
+
+_CONST_TYPE = {"Int": "i32", "Bool": "bool", "Flt": "f32", "Dbl": "f32"}
+_KEYED = {k.ctor for k in KINDS.values() if "k" in k.fields}
+_LISTED = {k.ctor for k in KINDS.values() if "l" in k.fields}
+
+
+@dataclass(frozen=True)
+class SNode:
+    """One UOp-valued egglog e-node: constructor, type string, payload, child e-classes."""
+
+    ctor: str
+    t: str
+    prim: Any  # constant payload (int, bool, bit pattern) or arg-table key, else None
+    kids: tuple[bindings.Value, ...]
+
+    @property
+    def op(self) -> Ops:
+        return Ops.CONST if self.ctor in _CONST_TYPE else OP_OF[self.ctor]
+
+    def const_value(self) -> Any:
+        """The Python value of a constant e-node, as the UOp CONST arg."""
+        if self.ctor == "Flt":
+            return f32_from_bits(self.prim)
+        if self.ctor == "Dbl":
+            return struct.unpack("<d", struct.pack("<q", self.prim))[0]
+        return self.prim
+
+
+class Snapshot:
+    """The live egglog e-graph frozen and indexed. Deterministic: everything is in Value order."""
+
+    def __init__(self, egraph: bindings.EGraph):
+        fz = egraph.freeze()
+        strings: dict[bindings.Value, str] = {}
+        to_str, to_int, to_bool = egraph.value_to_string, egraph.value_to_i64, egraph.value_to_bool
+
+        def s(v: bindings.Value) -> str:
+            r = strings.get(v)
+            if r is None:
+                r = strings[v] = to_str(v)
+            return r
+
+        cons: dict[bindings.Value, tuple[bindings.Value, bindings.Value]] = {}
+        nil: set[bindings.Value] = set()
+        funcs = fz.functions
+        for row in funcs["Cons"].rows:
+            cons[row.output] = (row.inputs[0], row.inputs[1])
+        for row in funcs["Nil"].rows:
+            nil.add(row.output)
+        lists: dict[bindings.Value, tuple[bindings.Value, ...]] = {v: () for v in nil}
+
+        def flat(v: bindings.Value) -> tuple[bindings.Value, ...]:
+            chain = []
+            while v not in lists:
+                chain.append(v)
+                v = cons[v][1]
+            out = lists[v]
+            for c in reversed(chain):
+                out = lists[c] = (cons[c][0], *out)
+            return lists[chain[0]] if chain else out
+
+        classes: dict[bindings.Value, list[SNode]] = {}
+        index: dict[tuple, bindings.Value] = {}
+        for ctor, f in funcs.items():
+            if ctor in _CONST_TYPE:
+                conv = to_bool if ctor == "Bool" else to_int
+                t = _CONST_TYPE[ctor]
+                for row in f.rows:
+                    n = SNode(ctor, t, conv(row.inputs[0]), ())
+                    classes.setdefault(row.output, []).append(n)
+                    index[(ctor, t, n.prim, ())] = row.output
+            elif ctor in OP_OF:
+                keyed, listed = ctor in _KEYED, ctor in _LISTED
+                for row in f.rows:
+                    ins = row.inputs
+                    t = s(ins[0])
+                    prim = to_int(ins[-1]) if keyed else None
+                    rest = ins[1:-1] if keyed else ins[1:]
+                    if listed:
+                        kids = (*rest[:-1], *flat(rest[-1]))
+                    else:
+                        kids = tuple(rest)
+                    n = SNode(ctor, t, prim, kids)
+                    classes.setdefault(row.output, []).append(n)
+                    index[(ctor, t, prim, kids)] = row.output
+        names: dict[bindings.Value, int] = {}
+        by_name: dict[int, bindings.Value] = {}
+        for row in funcs["N"].rows:
+            k = to_int(row.inputs[0])
+            by_name[k] = row.output
+            if row.output not in names or k < names[row.output]:
+                names[row.output] = k
+        self.order = sorted(classes)
+        self.classes = {v: classes[v] for v in self.order}
+        self.index = index
+        self.names = names  # class -> smallest N id naming it
+        self.by_name = by_name  # N id -> class
+        self.types: dict[bindings.Value, str] = {}
+        for v, nodes in self.classes.items():
+            t = nodes[0].t
+            for n in nodes[1:]:
+                if n.t != t:
+                    raise SaturationError(
+                        f"e-class {v} mixes types {t} and {n.t} ({nodes[0].ctor} and {n.ctor}): "
+                        "a rule changed a type"
+                    )
+            self.types[v] = t
+        for v in by_name.values():
+            if v not in self.classes:
+                raise SaturationError(f"e-class {v} has a name but no UOp e-node (a loader row is missing)")
+
+    @property
+    def num_enodes(self) -> int:
+        return sum(len(ns) for ns in self.classes.values())
+
+    @property
+    def num_eclasses(self) -> int:
+        return len(self.classes)
+
+    def class_ids(self) -> dict[bindings.Value, ClassId]:
+        return {v: f"c{i}" for i, v in enumerate(self.order)}
+
+    def to_egraph(
+        self, args: list[Any], roots: tuple[bindings.Value, ...], live: bindings.EGraph | None
+    ) -> EGraph:
+        """The extractors' EGraph (see the module docstring); `args` is the lowering's arg table."""
+        ids = self.class_ids()
+        classes: dict[ClassId, EClass] = {}
+        for v, nodes in self.classes.items():
+            dtype, shape = parse_type(self.types[v])
+            enodes = tuple(_enode(n, args, ids) for n in nodes)
+            cid = ids[v]
+            classes[cid] = EClass(cid, enodes, dtype, shape)
+        meta = {} if live is None else {"egglog": EgglogExtractor(live, self, ids, args)}
+        return EGraph(classes, tuple(ids[r] for r in roots), meta)
+
+
+def _enode(n: SNode, args: list[Any], ids: dict[bindings.Value, ClassId]) -> ENode:
+    op = n.op
+    if op is Ops.CONST:
+        arg: Any = n.const_value()
+    elif op is Ops.CAST:
+        arg = parse_type(n.t)[0]
+    elif n.prim is not None:
+        arg = args[n.prim]
+    else:
+        arg = None
+    return ENode(op, arg, tuple(ids[k] for k in n.kids))
+
+
+class EgglogExtractor:
+    """egglog's own tree and greedy-DAG extractors over the live e-graph (see the module docstring)."""
+
+    def __init__(
+        self, live: bindings.EGraph, snap: Snapshot, ids: dict[bindings.Value, ClassId], args: list[Any]
+    ):
+        self._live, self._snap, self._ids, self._args = live, snap, ids, args
+        self._value_of = {cid: v for v, cid in ids.items()}
+
+    def extract(self, mode: str, roots: tuple[ClassId, ...] | list[ClassId]) -> dict[ClassId, ENode]:
+        if mode not in ("tree", "dag"):
+            raise SaturationError(f"egglog extraction mode must be 'tree' or 'dag', got {mode!r}")
+        for r in roots:
+            if r not in self._value_of:
+                raise SaturationError(f"egglog extraction root {r!r} is not an e-class of this e-graph")
+        model = bindings.DagCostModel(
+            0,
+            lambda name, _args: 0 if name in ("Cons", "Nil") else 1,
+            lambda _name, _v: 0,
+            lambda _name, _v: 0,
+        )
+        termdag, results = bindings.extract_best_with_dag_cost_model(
+            self._live,
+            [("Op", self._value_of[r]) for r in roots],
+            model,
+            extractor="tree" if mode == "tree" else "greedy-dag",
+        )
+        choice: dict[ClassId, ENode] = {}
+        memo: dict[int, Any] = {}
+        for r, res in zip(roots, results, strict=True):
+            if res is None:
+                raise SaturationError(f"egglog found no term for e-class {r!r}")
+            self._walk(termdag, res[1], memo, choice)
+        return choice
+
+    def _walk(self, termdag: bindings.TermDag, root: int, memo: dict[int, Any], choice: dict) -> None:
+        """Map every term under root to its e-class (bottom-up, iterative), recording chosen e-nodes."""
+        stack = [(root, False)]
+        while stack:
+            tid, expanded = stack.pop()
+            if tid in memo:
+                continue
+            term = termdag.get(tid)
+            if isinstance(term, bindings.TermLit):
+                memo[tid] = term.value.value if hasattr(term.value, "value") else None
+                continue
+            if not expanded:
+                stack.append((tid, True))
+                stack.extend((a, False) for a in term.args if a not in memo)
+                continue
+            kids = [memo[a] for a in term.args]
+            if term.name == "Nil":
+                memo[tid] = ()
+                continue
+            if term.name == "Cons":
+                memo[tid] = (kids[0], *kids[1])
+                continue
+            memo[tid] = self._lookup(term.name, kids, choice)
+
+    def _lookup(self, ctor: str, kids: list[Any], choice: dict) -> bindings.Value:
+        if ctor in _CONST_TYPE:
+            key = (ctor, _CONST_TYPE[ctor], kids[0], ())
+        else:
+            t, rest = kids[0], kids[1:]
+            prim = rest.pop() if ctor in _KEYED else None
+            flat_kids = (*rest[:-1], *rest[-1]) if ctor in _LISTED else tuple(rest)
+            key = (ctor, t, prim, flat_kids)
+        v = self._snap.index.get(key)
+        if v is None:
+            raise SaturationError(f"egglog extracted a {ctor} e-node that is not in the serialized e-graph")
+        for n in self._snap.classes[v]:
+            if (n.ctor, n.t, n.prim, n.kids) == key:
+                choice[self._ids[v]] = _enode(n, self._args, self._ids)
+                break
+        return v

@@ -1,0 +1,160 @@
+"""Saturation: lowering/raising round trips, evaluation by saturation, budgets, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+
+from eqsat_uopc.dtype import dtypes
+from eqsat_uopc.greedy import run
+from eqsat_uopc.ops import Ops
+from eqsat_uopc.saturate import SaturationError, StopReason, saturate
+from eqsat_uopc.uir import load_example
+from eqsat_uopc.uop import UOp
+from tests.strategies import programs
+
+EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.uir"))
+
+
+def _roundtrip(p: UOp) -> None:
+    s = saturate(p, rules="none")
+    assert s.report.stop_reason == StopReason.SATURATED
+    assert s.report.enodes == [p.size, p.size]
+    for extractor in ("bottom_up", "egglog_tree", "egglog_dag"):
+        assert s.extract(extractor=extractor).program is p
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_roundtrip_examples(path: Path) -> None:
+    _roundtrip(load_example(path).program)
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs(exact=False))
+def test_roundtrip_programs(p: UOp) -> None:
+    _roundtrip(p)
+
+
+def test_roundtrip_keeps_f32_bits() -> None:
+    a = UOp.const(-0.0) + UOp.const(0.0)
+    b = UOp.const(float("nan")) * UOp.const(0.1)
+    c = UOp.const(16777217.0) < UOp.const(float("-inf"))
+    for p in (a, b, c):
+        _roundtrip(p)
+
+
+def _closed(path: Path):
+    ex = load_example(path)
+    return ex if ex.inputs is None else None
+
+
+@pytest.mark.parametrize("path", [p for p in EXAMPLES if _closed(p)], ids=lambda p: p.stem)
+def test_closed_examples_saturate_to_their_value(path: Path) -> None:
+    ex = load_example(path)
+    if ex.expect_error:
+        kind, _, msg = ex.expect_error.partition(": ")
+        with pytest.raises(Exception) as info:
+            saturate(ex.program, rules="run")
+        assert f"{type(info.value).__name__}: {info.value}" == f"{kind}: {msg}"
+        return
+    s = saturate(ex.program, rules="run")
+    assert s.literal() is run(ex.program)
+
+
+def test_nested_calls_give_72() -> None:
+    ex = load_example(Path(__file__).parent.parent / "examples" / "nested_calls.uir")
+    s = saturate(ex.program, rules="run")
+    assert s.literal() is UOp.const(72)
+    assert not s.equivalent(ex.program, UOp.const(98))
+
+
+def test_simplifies_with_equivalent_terms() -> None:
+    x = UOp.param(0)
+    p = (x + 0) * 1 + (UOp.const(2) + UOp.const(3))
+    s = saturate(p, rules="symbolic")
+    assert s.report.stop_reason == StopReason.SATURATED
+    assert s.equivalent(p, x + 5)
+    assert not s.equivalent(p, x + 6)
+    e = s.extract()
+    assert e.program is x + 5
+    assert e.cost == 3
+
+
+def _add_chain(n: int) -> UOp:
+    acc = UOp.param(0)
+    for i in range(1, n):
+        acc = acc + UOp.param(i)
+    return acc
+
+
+def test_node_budget_is_a_promise() -> None:
+    p = _add_chain(16)
+    s = saturate(p, rules="ac", node_budget=2_000, iter_limit=50)
+    rep = s.report
+    assert rep.stop_reason == StopReason.NODE_BUDGET
+    assert rep.rolled_back and rep.overshoot > 2_000
+    assert max(rep.enodes) <= 2_000
+    assert s.egraph.num_enodes == rep.enodes[-1] <= 2_000
+    assert len(rep.enodes) == rep.iterations + 1
+    assert s.extract().program.size == p.size
+    # the rolled-back state still answers questions
+    assert s.equivalent(p, _add_chain(15) + UOp.param(15))
+
+
+def test_iteration_and_time_limits() -> None:
+    p = _add_chain(16)
+    s = saturate(p, rules="ac", node_budget=10**7, iter_limit=2)
+    assert s.report.stop_reason == StopReason.ITER_LIMIT
+    assert s.report.iterations == 2
+    assert s.report.enodes == [31, 74, 286]
+
+
+def test_deterministic() -> None:
+    p = _add_chain(8) * 3 + UOp.param(0) // 4
+    a = saturate(p, node_budget=5_000)
+    b = saturate(p, node_budget=5_000)
+    assert a.report.enodes == b.report.enodes
+    assert a.egraph.to_json() == b.egraph.to_json()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"node_budget": 2}, "node_budget 2 is below the program's own size (3 nodes)"),
+        ({"node_budget": 0}, "node_budget must be positive, got 0"),
+        ({"node_budget": 2.5}, "node_budget must be an int, got 2.5"),
+        ({"iter_limit": -1}, "iter_limit must be positive, got -1"),
+        ({"time_limit": 0}, "time_limit must be positive, got 0"),
+        ({"time_limit": "1"}, "time_limit must be a number of seconds, got '1'"),
+        (
+            {"rules": "nope"},
+            "unknown rule set 'nope' (known: none, symbolic, evaluate, run, ac, default)",
+        ),
+        ({"int_semantics": "c"}, "int_semantics must be 'wrap' or 'no_overflow', got 'c'"),
+    ],
+)
+def test_bad_input(kwargs: dict, message: str) -> None:
+    p = UOp.param(0) + 1
+    with pytest.raises(SaturationError) as info:
+        saturate(p, **kwargs)
+    assert str(info.value) == message
+
+
+def test_not_a_program() -> None:
+    with pytest.raises(SaturationError, match=r"^saturate needs a UOp program, got int$"):
+        saturate(3)  # type: ignore[arg-type]
+
+
+def test_types_survive() -> None:
+    x = UOp.param(0, dtypes.f32, (3,))
+    p = (x * 1.0).reshape((1, 3)).permute((1, 0))
+    s = saturate(p, rules="default")
+    for ec in s.egraph:
+        for n in ec.nodes:
+            if n.op is Ops.RESHAPE:
+                assert ec.shape == n.arg
+            if n.op is Ops.MUL:
+                assert ec.dtype is dtypes.f32
+    assert s.extract().program.shape == (3, 1)
