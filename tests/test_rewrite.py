@@ -212,3 +212,15 @@ def test_ctx_reaches_every_rule():
     pm = PatternMatcher([(UPat(Ops.PARAM, name="p"), lambda p, ctx: seen.append(ctx) or None)])
     graph_rewrite(p0 + p1, pm, ctx="state")
     assert seen == ["state", "state"]
+
+
+def test_a_firing_without_a_recorded_rule_is_not_blamed_on_the_last_one():
+    class Silent(PatternMatcher):
+        def rewrite(self, u, ctx=None):
+            if u.op is Ops.WHERE:
+                return u.src[0].cast(dtypes.i32)  # fires without going through the rules
+            return super().rewrite(u, ctx)
+
+    pm = Silent([Rule(UPat(Ops.MUL, src=(UPat.var("x"), UPat(Ops.CONST, arg=1))), lambda x: x, "mul_one")])
+    with pytest.raises(RewriteCheckError, match=r"^rule '<unknown rule>' changed the dtype of a WHERE node"):
+        graph_rewrite((p0 * 1 < p1).where(True, False), pm, check=True)

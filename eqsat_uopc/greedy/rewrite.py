@@ -70,6 +70,12 @@ class _Observer:
     def active(self) -> bool:
         return self.check or self.debug
 
+    def forget(self) -> None:
+        """Before a rewrite: so that a matcher that fires without recording a rule is not blamed on
+        the previous firing's rule."""
+        if isinstance(self.pm, PatternMatcher):
+            self.pm.last_fired = None
+
     def fired(self, n: UOp, m: UOp) -> None:
         if self.debug:
             print(f"{_rule_name(self.pm)}: {one_line(n)} -> {one_line(m)}", file=sys.stderr)
@@ -104,6 +110,8 @@ def graph_rewrite(
             steps += 1
             if steps > max_steps:
                 raise RuntimeError(NOT_CONVERGED)
+            if observe:
+                obs.forget()
             if (m := pm.rewrite(n, ctx)) is None:
                 done[u] = n
                 continue
@@ -141,6 +149,8 @@ def graph_rewrite_topdown(
         steps += 1
         if steps > max_steps:
             raise RuntimeError(NOT_CONVERGED)
+        if observe:
+            obs.forget()
         if (m := pm.rewrite(n, ctx)) is None:
             return False
         if observe:
