@@ -65,6 +65,18 @@ def best_of(fn: Callable[[], object], k: int) -> float:
     return best
 
 
+def best_of_interleaved(fns: list[Callable[[], object]], k: int) -> list[float]:
+    """best_of for several functions, timed in turn (f, g, f, g, ...) so that load on a shared
+    machine hits them alike."""
+    best = [float("inf")] * len(fns)
+    for _ in range(k):
+        for i, fn in enumerate(fns):
+            t = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - t)
+    return best
+
+
 # ---------------------------------------------------------------------------
 # 1. run on a * b + a against numpy
 
@@ -223,7 +235,7 @@ def section_matching(programs: list[UOp], repeats: int) -> None:
 
     assert match_compiled() == match_interpreted()
     tries = sum(len(ms) for _, ms in compiled)
-    tc, ti = best_of(match_compiled, repeats), best_of(match_interpreted, repeats)
+    tc, ti = best_of_interleaved([match_compiled, match_interpreted], repeats)
     print(
         f"3. compiled vs interpreted matching ({len(work)} nodes, {tries} pattern tries, symbolic + evaluate)"
     )
@@ -234,12 +246,12 @@ def section_matching(programs: list[UOp], repeats: int) -> None:
     pm_c, pm_i = PatternMatcher(symbolic.rules, compiled=True), PatternMatcher(symbolic.rules, compiled=False)
     for p in programs:
         assert graph_rewrite(p, pm_c) is graph_rewrite(p, pm_i)
-    gc = best_of(lambda: [graph_rewrite(p, pm_c) for p in programs], repeats)
-    gi = best_of(lambda: [graph_rewrite(p, pm_i) for p in programs], repeats)
     pm_f = FusedPatternMatcher(symbolic.rules)
     for p in programs:
         assert graph_rewrite(p, pm_f) is graph_rewrite(p, pm_i)
-    gf = best_of(lambda: [graph_rewrite(p, pm_f) for p in programs], repeats)
+    gc, gi, gf = best_of_interleaved(
+        [lambda pm=pm: [graph_rewrite(p, pm) for p in programs] for pm in (pm_c, pm_i, pm_f)], repeats
+    )
     print("   graph_rewrite(symbolic) end to end (rule functions and bounds are the same in all three):")
     print(
         f"      compiled {gc * 1e3:8.1f} ms   interpreted {gi * 1e3:8.1f} ms"
@@ -262,8 +274,9 @@ def section_topdown(size: int, repeats: int) -> None:
         huge = (huge + k) * 3 + p1  # every level is a redex for the constant rules
     prog = UOp.const(True).where(p0 + 0, huge)
     assert graph_rewrite(prog, symbolic) is p0 and graph_rewrite_topdown(prog, symbolic) is p0
-    bu = best_of(lambda: graph_rewrite(prog, symbolic), repeats)
-    td = best_of(lambda: graph_rewrite_topdown(prog, symbolic), repeats)
+    bu, td = best_of_interleaved(
+        [lambda: graph_rewrite(prog, symbolic), lambda: graph_rewrite_topdown(prog, symbolic)], repeats
+    )
     print(f"4. WHERE(True, p0 + 0, huge) with huge of {huge.size} nodes, both giving p0")
     print(
         f"   bottom-up {bu * 1e3:9.2f} ms   top-down {td * 1e3:9.3f} ms   bottom-up/top-down = {bu / td:.0f}x"
