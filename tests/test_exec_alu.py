@@ -123,6 +123,8 @@ def test_negative_zero():
     assert same(exec_alu(Ops.EXP2, F32, [-0.0]), 1.0)
     assert exec_alu(Ops.CAST, I32, [-0.0]) == 0
     assert exec_alu(Ops.CAST, BOOL, [-0.0]) is False
+    assert same(exec_alu(Ops.CAST, F32, [-0.0]), -0.0)
+    assert same(exec_alu(Ops.WHERE, F32, [True, -0.0, 0.0]), -0.0)
 
 
 @pytest.mark.parametrize(

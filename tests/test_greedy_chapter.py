@@ -574,3 +574,47 @@ def test_listing_movement_program():
 """
     )
     assert to_uir(run(prog)) == "%0 = stack 4.0, 8.0, 12.0\n"
+
+
+# ---------------------------------------------------------------------------
+# smaller facts from the text, the pitfalls and the quiz
+
+
+def test_section_2_1_rewrite_sequence_and_critical_pair():
+    y = p0
+    assert simplify(((y + 0) * 1) + 0) is y  # add(mul(add(y, 0), 1), 0) -> y
+    assert simplify((p0 + p1) * 0) is UOp.const(0)  # mul(x, 0) and distribution overlap: joinable
+
+
+def test_pitfall_6_rules_that_undo_each_other_loop():
+    a, b, c = UPat.var("a", dtype=dtypes.i32), UPat.var("b"), UPat.cvar("c")
+    loop = PatternMatcher(
+        [
+            (UPat(Ops.MUL, src=(UPat(Ops.ADD, src=(a, b)), c)), lambda a, b, c: a * c + b * c),  # distribute
+            (
+                UPat(Ops.ADD, src=(UPat(Ops.MUL, src=(a, c)), UPat(Ops.MUL, src=(b, c)))),
+                lambda a, b, c: (a + b) * c,
+            ),
+        ]
+    )
+    with pytest.raises(RuntimeError, match=r"^graph_rewrite did not converge \(a rule loops\?\)$"):
+        graph_rewrite((p0 + p1) * 3, loop, max_steps=10_000)
+
+
+def test_quiz_8_the_two_rules_that_evaluate_a_stack_product(monkeypatch, capsys):
+    monkeypatch.setenv("DEBUG_REWRITE", "1")
+    assert to_python(run(UOp.stack(1, 2, 3) * UOp.stack(10, 20, 30))) == [10, 40, 90]
+    assert [line.split(":")[0] for line in capsys.readouterr().err.splitlines()] == [
+        "push_stack",
+        "fold",
+        "fold",
+        "fold",
+    ]
+
+
+def test_patterns_may_constrain_the_arg_instead_of_the_function():
+    pm = PatternMatcher(
+        [(UPat(Ops.MUL, src=[UPat.var("x"), UPat(Ops.CONST, arg=2, name="c")]), lambda x, c: x + x)]
+    )
+    assert graph_rewrite(p0 * 2, pm) is p0 + p0
+    assert graph_rewrite(p0 * 3, pm) is p0 * 3
