@@ -63,7 +63,7 @@ def c_literal(v, d: DType) -> str:
 class Val:
     """How a node's elements are read: see the module docstring."""
 
-    kind: str  # "scalar" | "buffer" | "uniform"
+    kind: str  # "scalar" | "buffer" | "uniform" | "temp" (a fused operand, inside its user's loop)
     expr: str  # scalar/uniform: a C expression; buffer: the pointer's name
     offset: str = "0"  # buffer only: first element (a C expression)
 
@@ -113,6 +113,12 @@ class _Emitter:
         self.val: dict[UOp, Val] = {}
         self.poison: dict[UOp, Val | None] = {}
         self.wrote_out = False  # the root was computed straight into the output array
+        self.users: dict[UOp, set[UOp]] = {}
+        for u in lowered.nodes:
+            for src in u.src:
+                self.users.setdefault(src, set()).add(u)
+        self.users.setdefault(lowered.root, set()).add(lowered.root)  # the output is a use too
+        self.pending: dict[UOp, list[str]] = {}  # fused node -> its statements in the user's loop
 
     # -- helpers
     def emit(self, line: str, depth: int = 1) -> None:
@@ -144,6 +150,9 @@ class _Emitter:
     def node(self, u: UOp, is_root: bool) -> None:
         if u.op is Ops.CONST:  # inlined into its users, as in the .uir listing
             self.val[u], self.poison[u] = Val("scalar", c_literal(u.arg, u.dtype)), None
+            return
+        if self.fusible(u):
+            self.elementwise(u, None, fused=True)
             return
         self.emit(f"/* {self.lw.lines[self.lw.number[u]]} */")
         n = prod(u.shape)
@@ -188,7 +197,32 @@ class _Emitter:
         code = self.lw.number[u] * 8 + RANGE_OOB
         self.emit(f"if ({cond}) {{ detail[0] = {v}; detail[1] = {ext}; return {code}; }}")
 
-    def elementwise(self, u: UOp, out: str | None) -> None:
+    def fusible(self, u: UOp) -> bool:
+        """An elementwise tensor whose only user is an elementwise op of its shape: computed inside
+        the user's loop as a scalar temporary, never stored (a * b + a is one loop)."""
+        if not _is_elementwise(u) or not u.shape or len(self.users.get(u, ())) != 1:
+            return False
+        (user,) = self.users[u]
+        if user is u or not _is_elementwise(user) or user.shape != u.shape:
+            return False
+        return not all(self.val[s].kind == "uniform" for s in u.src)
+
+    def gather(self, srcs: tuple[UOp, ...]) -> list[str]:
+        """The statements of the fused operands among srcs (theirs first), each once."""
+        out: list[str] = []
+        seen: set[UOp] = set()
+
+        def visit(s: UOp) -> None:
+            if s in seen or s not in self.pending:
+                return
+            seen.add(s)
+            out.extend(self.pending[s])
+
+        for src in srcs:
+            visit(src)
+        return out
+
+    def elementwise(self, u: UOp, out: str | None, fused: bool = False) -> None:
         num, srcs = self.lw.number[u], u.src
         vals = [self.val[s] for s in srcs]
         polys = [self.poison[s] for s in srcs]
@@ -216,12 +250,23 @@ class _Emitter:
                 self.val[u] = self.fill(u, self.val[u], "out")
             return
         n = prod(u.shape)
+        args = [v.at("i") for v in vals]
+        qs = [p.at("i") if p else None for p in polys]
+        prologue = self.gather(srcs)
+        if fused:
+            t = self.name(u, "t")
+            lines = [*prologue, f"{c_type(u.dtype)} {t} = {_alu_expr(u, args)}; /* {self.lw.lines[num]} */"]
+            self.val[u], self.poison[u] = Val("temp", t), None
+            if poisoned:
+                tq = self.name(u, "tq")
+                lines.append(f"int32_t {tq} = {_poison_expr(u, args, qs, fault, num)};")
+                self.poison[u] = Val("temp", tq)
+            self.pending[u] = lines
+            return
         name = self.alloc(self.name(u), c_type(u.dtype), n, out)
         qname = self.alloc(self.name(u, "q"), "int32_t", n) if poisoned else None
-        args = [v.at("i") for v in vals]
-        body = [f"{name}[i] = {_alu_expr(u, args)};"]
+        body = [*prologue, f"{name}[i] = {_alu_expr(u, args)};"]
         if qname:
-            qs = [p.at("i") if p else None for p in polys]
             body.append(f"{qname}[i] = {_poison_expr(u, args, qs, fault, num)};")
         self.loop(n, body)
         self.val[u] = Val("buffer", name)
@@ -423,6 +468,10 @@ class _Emitter:
             self.loop(n, [f"out[i] = {v.at('i')};"])
 
 
+def _is_elementwise(u: UOp) -> bool:
+    return u.op in BINARY or u.op in TRANSCENDENTAL or u.op in (Ops.WHERE, Ops.CAST)
+
+
 def _add_offset(a: str, b: str) -> str:
     if a == "0":
         return b
@@ -479,8 +528,10 @@ def _fault(u: UOp) -> str | None:
 def _poison_expr(u: UOp, args: list[str], qs: list[str | None], fault: str | None, num: int) -> str:
     if u.op is Ops.WHERE:
         qc, qa, qb = qs
-        sel = f"{args[0]} ? {qa or '0'} : {qb or '0'}" if (qa or qb) else "0"
-        return f"uopc_first({qc}, {sel})" if qc else sel
+        sel = f"{args[0]} ? {qa or '0'} : {qb or '0'}" if (qa or qb) else None
+        if qc and sel:
+            return f"uopc_first({qc}, {sel})"
+        return qc or sel
     own = None
     if fault == "div":
         own = f"uopc_floordiv_fault({args[0]}, {args[1]}, {num})"

@@ -56,12 +56,12 @@ static inline int32_t uopc_cast_f32_i32_fault(float v, int32_t node) {
 static int32_t uopc_run_kernel(const float *restrict p0, const float *restrict p1, float *restrict out, void *restrict work, int32_t *restrict detail) {
   /* %0 = param : slot=0 dtype=f32 shape=(4,) */
   /* %1 = param : slot=1 dtype=f32 shape=(4,) */
-  /* %2 = mul %0, %1 */
-  float *restrict n2 = (float *)((char *)work);
-  for (int32_t i = 0; i < 4; i++) n2[i] = uopc_mul_f32(p0[i], p1[i]);
   /* %3 = add %2, %0 */
   float *restrict n3 = (float *)(out);
-  for (int32_t i = 0; i < 4; i++) n3[i] = uopc_add_f32(n2[i], p0[i]);
+  for (int32_t i = 0; i < 4; i++) {
+    float t2 = uopc_mul_f32(p0[i], p1[i]); /* %2 = mul %0, %1 */
+    n3[i] = uopc_add_f32(t2, p0[i]);
+  }
   return 0;
 }
 
