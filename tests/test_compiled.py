@@ -89,6 +89,19 @@ def test_generated_source_is_nested_ifs():
     assert env["OP0"] is Ops.ADD
 
 
+def test_too_deep_to_compile_falls_back_to_the_interpreter():
+    pat, u = UPat.var("leaf"), p0
+    for k in range(120):  # past Python's 100 indentation levels
+        pat, u = UPat(Ops.ADD, src=(pat, UPat.cvar(f"c{k}"))), u + k
+    matcher = compile_upat(pat)
+    assert not getattr(matcher, "compiled_upat", False)
+    assert same_bindings(matcher(u), pat.match(u, {}))
+    assert len(matcher(u)) == 1 and matcher(u)[0]["c119"] is UOp.const(119)
+    rules = PatternMatcher([(pat, lambda leaf, **consts: leaf), (UPat.var("v"), lambda v: None)]).rules
+    rewriter = compile_rewriter(rules)
+    assert rewriter(u, None) == (p0, 0) and rewriter(p0, None) is None
+
+
 def test_cached_per_pattern():
     pat = UPat(Ops.ADD, src=(UPat.var("q"), UPat.cvar("k")))
     assert compile_upat(pat) is compile_upat(pat)

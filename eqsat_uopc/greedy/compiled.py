@@ -152,17 +152,43 @@ def matcher_source(pat: Any) -> tuple[str, dict[str, Any]]:
     return "\n".join(em.lines) + "\n", em.env
 
 
+# Each pattern node on a matching path adds an indentation level (the code is a nest of ifs, and the
+# join over sources continues inside the previous source's block); Python allows 100 levels.
+_MAX_PATTERN_NODES = 60
+
+
+def _pattern_nodes(pat: Any) -> int:
+    count, stack = 0, [pat]
+    while stack:
+        p = stack.pop()
+        count += 1
+        stack.extend(p.src or ())
+    return count
+
+
+def _interpreted(pat: Any) -> CompiledMatcher:
+    """The fallback for a pattern too deep to compile: the interpreter itself (not cached as compiled)."""
+    match = pat.match
+    return lambda u: match(u, {})
+
+
 def compile_upat(pat: Any) -> CompiledMatcher:
     """A function u -> pat.match(u, {}), generated for this pattern; built once and cached."""
     hit = getattr(pat, "_matcher", None)
     if hit is not None and getattr(hit, "compiled_upat", False):
         return hit
+    if _pattern_nodes(pat) > _MAX_PATTERN_NODES:
+        return _interpreted(pat)
     source, env = matcher_source(pat)
     key = source + repr(sorted((k, type(v).__name__, repr(v)) for k, v in env.items()))
     fn = _by_source.get(key)
     if fn is None:
         namespace: dict[str, Any] = dict(env)
-        exec(compile(source, f"<compiled UPat {pat!r}>", "exec"), namespace)
+        try:
+            code = compile(source, f"<compiled UPat {pat!r}>", "exec")
+        except (SyntaxError, RecursionError):  # nested past Python's 100 indentation levels
+            return _interpreted(pat)
+        exec(code, namespace)
         fn = namespace["match"]
         fn.__doc__ = f"Compiled matcher for {pat!r}:\n\n{source}"
         fn.compiled_upat = True
@@ -172,6 +198,10 @@ def compile_upat(pat: Any) -> CompiledMatcher:
     return fn
 
 
+# Hook proposed to the greedy core (matcher.py is not this module's to edit): with compiled matching
+# on, PatternMatcher could build {op: compile_rewriter(rules)} from by_op and let rewrite() call
+# it, setting last_fired = by_op[u.op][index]. bench/greedy.py's FusedPatternMatcher does exactly
+# that and measures it; tests/test_compiled.py checks it against the interpreter rule for rule.
 def compile_rewriter(rules: list[Any]) -> CompiledRewriter:
     """One function for an ordered rule list (the candidates of one op): PatternMatcher.rewrite, fused.
 
@@ -198,6 +228,13 @@ def compile_rewriter(rules: list[Any]) -> CompiledRewriter:
                 f"rule {rule.name}: pattern names must be identifiers, got {sorted(_names(rule.pat))}"
             )
         em.line(1, f"# {k}: {getattr(rule, 'name', '')}")
+        if _pattern_nodes(rule.pat) > _MAX_PATTERN_NODES:  # too deep to inline: loop over its bindings
+            match = em.const(_interpreted(rule.pat), "MATCH")
+            em.line(1, f"for b in {match}(n0):")
+            em.line(2, f"ret = {fn}(**b) if ctx is None else {fn}(**b, ctx=ctx)")
+            em.line(2, "if ret is not None and ret is not n0:")
+            em.line(3, f"return ret, {k}")
+            continue
         _emit(em, rule.pat, "n0", 1, {}, emit_call)
     em.line(1, "return None")
     source = "\n".join(em.lines) + "\n"
