@@ -59,6 +59,7 @@ class FoldStep:
         self.identities = "identities" in families
         self.evaluate = "evaluate" in families
         self.inlined = 0  # lowerer.calls[:inlined] are done
+        self.matches: dict[str, int] = {}  # rule name -> unions written (kept across rollbacks: work done)
 
     @property
     def active(self) -> bool:
@@ -135,9 +136,10 @@ class FoldStep:
         self._reps = reps
         return reps
 
-    def _union(self, v: bindings.Value, n_id: int) -> None:
+    def _union(self, rule: str, v: bindings.Value, n_id: int) -> None:
         self.lowerer.union(self._name(v), n_id)
         self._unions += 1
+        self.matches[rule] = self.matches.get(rule, 0) + 1
 
     def _lower(self, u: UOp) -> int:
         return self.lowerer.lower(u)
@@ -166,7 +168,7 @@ class FoldStep:
         c = self._const_of(v)
         if c is not None:
             if c.ctor == "Dbl" and not any(n.ctor == "Flt" for n in nodes):
-                self._union(v, self.lowerer.const(truncate(dtypes.f32, c.const_value())))
+                self._union("fold/f64-to-f32", v, self.lowerer.const(truncate(dtypes.f32, c.const_value())))
             return
         for n in nodes:
             if "[" in n.t or n.ctor in _CONSTS or n.op not in ALU:
@@ -177,7 +179,7 @@ class FoldStep:
             dtype = parse_type(n.t)[0]
             r = exec_alu(n.op, dtype, [k.const_value() for k in kids])
             if r is not None:
-                self._union(v, self._lower(UOp(Ops.CONST, (), r)))
+                self._union("fold/exec-alu", v, self._lower(UOp(Ops.CONST, (), r)))
                 return
 
     # -- identities that need the operands' types
@@ -187,13 +189,13 @@ class FoldStep:
             if n.ctor == "Cast":
                 (x,) = n.kids
                 if x != v and parse_type(types[x])[0] is parse_type(n.t)[0]:  # CAST x to x's dtype -> x
-                    self._union(v, self._name(x))
+                    self._union("identities/cast-same-dtype", v, self._name(x))
             elif n.ctor in ("Lt", "Ne") and n.kids[0] == n.kids[1]:  # x < x, x != x -> False (int/bool)
                 dtype, shape = parse_type(types[n.kids[0]])
                 if dtype in _INT_TYPES and self._const_of(v) is None:
                     false = UOp.const(False, dtypes.bool, shape)
                     if self._lowered_class(false) != v:
-                        self._union(v, self._lower(false))
+                        self._union("identities/cmp-self", v, self._lower(false))
 
     def _lowered_class(self, u: UOp) -> bindings.Value | None:
         i = self.lowerer.ids.get(u)
@@ -242,7 +244,7 @@ class FoldStep:
                 )
                 res = run(UOp(n.op, tuple(lits), arg))
                 if res.op is Ops.CONST or (res.op is Ops.STACK and _is_literal(res)):
-                    self._union(v, self._lower(res))
+                    self._union("evaluate/literal", v, self._lower(res))
                     return
         has_stack = self._node_of(v, "Stack") is not None
         for n in nodes:
@@ -273,19 +275,23 @@ class FoldStep:
                     ]
                 )
         elems = tuple(self.lowerer.row(n.op, elem_t, tuple(p[i] for p in per_kid)) for i in range(shape[0]))
-        self._union(v, self.lowerer.row(Ops.STACK, n.t, elems))
+        self._union("evaluate/push-stack", v, self.lowerer.row(Ops.STACK, n.t, elems))
 
     def _index(self, v: bindings.Value, n: SNode) -> None:
         base, idx = n.kids[0], n.kids[1:]
         if not idx:  # INDEX(x) -> x
             if base != v:
-                self._union(v, self._name(base))
+                self._union("evaluate/index-empty", v, self._name(base))
             return
         inner = self._node_of(base, "Index")
         if inner is not None and len(inner.kids) > 1:  # INDEX(INDEX(a, i...), j...) -> INDEX(a, i..., j...)
             kids = (inner.kids[0], *inner.kids[1:], *idx)
             if self._snap.index.get(("Index", n.t, None, kids)) != v:
-                self._union(v, self.lowerer.row(Ops.INDEX, n.t, tuple(self._name(k) for k in kids)))
+                self._union(
+                    "evaluate/index-index",
+                    v,
+                    self.lowerer.row(Ops.INDEX, n.t, tuple(self._name(k) for k in kids)),
+                )
         stack = self._node_of(base, "Stack")
         const = self._node_of(idx[0], "Int")
         if stack is None or const is None:
@@ -296,9 +302,13 @@ class FoldStep:
         elem, rest = stack.kids[i], idx[1:]
         if not rest:
             if elem != v:
-                self._union(v, self._name(elem))
+                self._union("evaluate/index-stack", v, self._name(elem))
         elif self._snap.index.get(("Index", n.t, None, (elem, *rest))) != v:
-            self._union(v, self.lowerer.row(Ops.INDEX, n.t, tuple(self._name(k) for k in (elem, *rest))))
+            self._union(
+                "evaluate/index-stack",
+                v,
+                self.lowerer.row(Ops.INDEX, n.t, tuple(self._name(k) for k in (elem, *rest))),
+            )
 
     def _inline_calls(self) -> None:
         from eqsat_uopc.greedy import inline_call
@@ -309,6 +319,7 @@ class FoldStep:
             self.inlined += 1
             self.lowerer.union(self.lowerer.ids[call], self._lower(inline_call(call)))
             self._unions += 1
+            self.matches["evaluate/inline-call"] = self.matches.get("evaluate/inline-call", 0) + 1
 
 
 def _is_literal(u: UOp) -> bool:

@@ -131,13 +131,15 @@ class Saturation:
         eg = self._eg = bindings.EGraph(num_threads=1)
         rules_text, self._ruleset = egglog_program(rs, int_semantics)
         eg.parse_and_run_program(SCHEMA + rules_text)
+        self.report.egglog_time = time.perf_counter() - start
+        t_lower = time.perf_counter()
         eg.parse_and_run_program(
             f"(let-scheduler $backoff (back-off :match-limit {MATCH_LIMIT} :ban-length {BAN_LENGTH}))"
         )
         self._lowerer = Lowerer(eg)
         self._root = self._lowerer.lower(program)
         self._lowerer.flush()
-        self.report.lower_time = time.perf_counter() - start
+        self.report.lower_time = time.perf_counter() - t_lower
         snap = self._read()
         self.report.enodes.append(snap.num_enodes)
         self.report.eclasses.append(snap.num_eclasses)
@@ -182,6 +184,9 @@ class Saturation:
                 rep.fold_time += time.perf_counter() - t
                 if unions:
                     snap = self._read()
+            for name, k in self._fold.matches.items():
+                rep.matches[name] = rep.matches.get(name, 0) + k
+            self._fold.matches.clear()
             size = (snap.num_enodes, snap.num_eclasses)
             if size[0] > rep.node_budget:
                 eg.parse_and_run_program("(pop)")

@@ -1,0 +1,236 @@
+"""The saturation rule sets: registry, declarations, and coverage of every greedy rule.
+
+COVER maps each rule of the greedy `symbolic` and `evaluate` sets to the saturation rules that
+cover it, with instances (lhs, rhs) of the greedy rule: saturating lhs with the covering rules'
+families must put lhs and rhs in one e-class, and one of the covering rules must have fired.
+A greedy rule with no counterpart is in UNCOVERED, with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from eqsat_uopc.rules import FAMILIES, RULE_SETS, RuleSet, egglog_program, rule_set
+
+from eqsat_uopc.dtype import dtypes
+from eqsat_uopc.greedy import evaluate, run, symbolic
+from eqsat_uopc.ops import Ops
+from eqsat_uopc.saturate import saturate
+from eqsat_uopc.uop import UOp
+
+x, y = UOp.param(0), UOp.param(1)
+f = UOp.param(2, dtypes.f32)
+b = UOp.param(3, dtypes.bool)
+v3 = UOp.param(4, dtypes.i32, (3,))
+m23 = UOp.param(5, dtypes.i32, (2, 3))
+v2 = UOp.param(6, dtypes.i32, (2,))
+r = UOp.range(10, "r")  # in [0, 9]
+r4 = UOp.range(4, "r4")  # in [0, 3]
+c = UOp.const
+i32 = dtypes.i32
+sq = x * x  # a body: slot 0
+
+# greedy rule -> (covering saturation rules, int_semantics, [(lhs, rhs), ...])
+COVER: dict[str, tuple[tuple[str, ...], str, list[tuple[UOp, UOp]]]] = {
+    "fold": (
+        ("fold/add", "fold/div-opposite-sign", "fold/lt-true", "fold/exec-alu"),
+        "wrap",
+        [(c(2) + c(3), c(5)), (c(-7) // c(2), c(-4)), (c(1) < c(2), c(True)), (c(1.5) * c(2.0), c(3.0))],
+    ),
+    "const_to_right": (("identities/const-right-add",), "wrap", [(c(3) + x, x + 3)]),
+    "add_zero": (("identities/add-zero",), "wrap", [(x + 0, x)]),
+    "mul_one": (("identities/mul-one",), "wrap", [(x * 1, x)]),
+    "mul_fone": (("identities/mul-one-f32",), "wrap", [(f * 1.0, f)]),
+    "mul_zero": (("identities/mul-zero",), "wrap", [(x * 0, c(0))]),
+    "div_one": (("identities/div-one",), "wrap", [(x // 1, x)]),
+    "mod_one": (("identities/mod-one",), "wrap", [(x % 1, c(0))]),
+    "max_self": (("identities/max-self",), "wrap", [(x.maximum(x), x)]),
+    "where_same": (("identities/where-same",), "wrap", [(b.where(x, x), x)]),
+    "where_const": (
+        ("identities/where-true", "identities/where-false"),
+        "wrap",
+        [(c(True).where(x, y), x), (c(False).where(x, y), y)],
+    ),
+    "where_nested_true": (
+        ("identities/where-nested-then",),
+        "wrap",
+        [(b.where(b.where(x, y), 7), b.where(x, 7))],
+    ),
+    "where_nested_false": (
+        ("identities/where-nested-else",),
+        "wrap",
+        [(b.where(x, b.where(y, 7)), b.where(x, 7))],
+    ),
+    "cast_noop": (("identities/cast-same-dtype",), "wrap", [(x.cast(i32), x)]),
+    "bool_ne_false": (("identities/ne-false",), "wrap", [(b.ne(False), b)]),
+    "cmp_self": (
+        ("identities/cmp-self",),
+        "wrap",
+        [(x < x, c(False)), (x.ne(x), c(False)), (v3 < v3, UOp.const(False, dtypes.bool, (3,)))],
+    ),
+    "add_self": (("identities/add-self",), "wrap", [(x + x, x * 2)]),
+    "sub_self": (("identities/add-neg-self",), "wrap", [(x + x * -1, c(0))]),
+    "add_add_const": (("reassociation/add-const-const",), "wrap", [((x + 3) + 4, x + 7)]),
+    "mul_mul_const": (("reassociation/mul-const-const",), "wrap", [((x * 3) * 4, x * 12)]),
+    "add_mul_const": (("reassociation/add-const-mul-const",), "wrap", [((x + 3) * 4, x * 4 + 12)]),
+    "distribute_const": (("distribution/mul-add",), "wrap", [((x + y) * 3, x * 3 + y * 3)]),
+    "const_outward": (("reassociation/const-outward",), "wrap", [((x + 3) + y, (x + y) + 3)]),
+    "factor_consts": (("distribution/like-terms",), "wrap", [(x * 3 + x * 4, x * 7)]),
+    "factor_const_one": (("distribution/like-term-self",), "wrap", [(x * 3 + x, x * 4)]),
+    "div_div": (("divmod/div-div",), "wrap", [((x // 3) // 4, x // 12)]),
+    "mod_mod": (("divmod/mod-mod",), "wrap", [((x % 12) % 4, x % 4)]),
+    "mod_div": (("divmod/mod-div",), "wrap", [((x % 12) // 4, (x // 4) % 3)]),
+    "div_sum": (
+        ("divmod/div-sum-term", "divmod/div-sum-term-right", "divmod/div-sum-const", "divmod/div-term"),
+        "wrap",
+        [((r * 4 + r4) // 4, r + r4 // 4), ((r4 + 8) // 4, r4 // 4 + 2), ((r * 8) // 4, r * 2)],
+    ),
+    "mod_sum": (
+        ("divmod/mod-sum-term", "divmod/mod-sum-term-right", "divmod/mod-sum-const", "divmod/mod-term"),
+        "wrap",
+        [((r * 4 + r4) % 4, r4 % 4), ((r4 + 8) % 4, r4 % 4), ((r * 8) % 4, c(0))],
+    ),
+    "div_small": (("divmod/div-small",), "wrap", [(r4 // 4, c(0))]),
+    "mod_small": (("divmod/mod-small",), "wrap", [(r4 % 4, r4)]),
+    "divmod_recombine": (("recombination/div-mul-mod",), "wrap", [((x // 4) * 4 + x % 4, x)]),
+    "divmod_recombine_sum": (
+        ("recombination/div-mul-plus-mod",),
+        "wrap",
+        [(((x // 4) * 4 + y) + x % 4, x + y)],
+    ),
+    "lt_add_const": (("comparisons/lt-add-const",), "wrap", [((r + 3) < 10, r < 7)]),
+    "lt_mul_const": (
+        ("comparisons/lt-mul-const", "comparisons/lt-mul-const-negative"),
+        "wrap",
+        [((r * 3) < 10, r < 4), ((r * 3) < -5, r < -1)],
+    ),
+    "const_bounds": (
+        ("intervals/pinned", "intervals/lt-true", "intervals/lt-false"),
+        "wrap",
+        [(UOp.range(1, "one") + 5, c(5)), (r4 < 4, c(True)), (r4 < 0, c(False))],
+    ),
+    "movement": (
+        ("evaluate/literal",),
+        "wrap",
+        [
+            (UOp.stack(1, 2, 3, 4).reshape((2, 2)), UOp.stack(UOp.stack(1, 2), UOp.stack(3, 4))),
+            (UOp.stack(1, 2, 3).reduce(Ops.ADD), c(6)),
+        ],
+    ),
+    "index_none": (("evaluate/index-empty",), "wrap", [(UOp(Ops.INDEX, (v3,)), v3)]),
+    "index_index": (("evaluate/index-index",), "wrap", [(m23.index(1).index(2), m23.index(1, 2))]),
+    "index_stack": (("evaluate/index-stack",), "wrap", [(UOp.stack(x, y, c(7)).index(1), y)]),
+    "push_stack": (
+        ("evaluate/push-stack",),
+        "wrap",
+        [(UOp.stack(x, y) + v2, UOp.stack(x + v2.index(0), y + v2.index(1)))],
+    ),
+    "inline_call": (("evaluate/inline-call",), "wrap", [(sq.call(c(5), name="sq"), c(5) * c(5))]),
+}
+
+UNCOVERED = {
+    "add_fzero": "x + 0.0 -> x is not exact in IEEE f32 (x = -0.0 gives 0.0); saturation has the exact "
+    "x + -0.0 -> x (identities/add-neg-zero-f32) instead",
+}
+
+RULES = {r.name: r for fam in FAMILIES.values() for r in fam.rules}
+GUARDED = {r.name for fam in FAMILIES.values() for r in fam.rules if r.guarded}
+
+
+def test_every_greedy_rule_is_covered_or_listed() -> None:
+    greedy = [r.name for r in symbolic.rules + evaluate.rules]
+    assert sorted(set(COVER) | set(UNCOVERED)) == sorted(set(greedy))
+    assert not set(COVER) & set(UNCOVERED)
+
+
+def test_covering_rules_exist() -> None:
+    for name, (rules, _, _) in COVER.items():
+        for rule in rules:
+            assert rule in RULES, f"{name}: {rule} is not a registered rule"
+
+
+def _families(rules: tuple[str, ...]) -> tuple[str, ...]:
+    # identities and fold clean up right-hand sides (x*1, 2 + 3), as the greedy engine's rewriting of a
+    # rule's result does
+    fams = dict.fromkeys((*(RULES[r].family for r in rules), "identities", "fold"))
+    if any(
+        r in GUARDED or r.startswith(("divmod/div-small", "divmod/mod-small", "intervals")) for r in rules
+    ):
+        fams["intervals"] = None
+    return tuple(fams)
+
+
+@pytest.mark.parametrize("greedy_rule", sorted(COVER))
+def test_saturation_covers_greedy_rule(greedy_rule: str) -> None:
+    rules, sem, instances = COVER[greedy_rule]
+    rs = RuleSet(f"cover-{greedy_rule}", _families(rules))
+    fired = 0
+    for lhs, rhs in instances:
+        s = saturate(lhs, rules=rs, int_semantics=sem, node_budget=5_000, iter_limit=10)
+        assert s.equivalent(lhs, rhs), f"{greedy_rule}: {lhs} and {rhs} not merged ({s.report.summary()})"
+        fired += sum(n for name, n in s.report.matches.items() if name.rstrip("=><") in rules)
+    assert fired > 0, f"{greedy_rule}: none of {rules} fired"
+
+
+def test_greedy_instances_are_greedy_rewrites() -> None:
+    # the instances are what the greedy rule does: run agrees on closed ones
+    for lhs, rhs in [(c(2) + c(3), c(5)), (UOp.stack(1, 2, 3).reduce(Ops.ADD), c(6))]:
+        assert run(lhs) is run(rhs)
+
+
+def test_no_overflow_rules_need_their_precondition_under_wrap() -> None:
+    lhs, rhs = (x * 4 + y) // 4, x + y // 4  # differs at x = 2**30 under wraparound
+    wrap = saturate(lhs, rules="symbolic")
+    assert not wrap.equivalent(lhs, rhs)
+    assumed = saturate(lhs, rules="symbolic", int_semantics="no_overflow")
+    assert assumed.equivalent(lhs, rhs)
+    lt, lt_rhs = (x + 3) < 10, x < 7  # x + 3 wraps at x = MAX
+    assert not saturate(lt, rules="symbolic").equivalent(lt, lt_rhs)
+    assert saturate(lt, rules="symbolic", int_semantics="no_overflow").equivalent(lt, lt_rhs)
+
+
+def test_mod_div_needs_positive_divisor() -> None:
+    # the chapter's (x % c1) // c2 -> (x // c2) % (c1 // c2) without c1 > 0: (1 % -8) // 2 is -4
+    lhs = (x % -8) // 2
+    s = saturate(lhs, rules="symbolic")
+    assert not s.equivalent(lhs, (x // 2) % -4)
+
+
+def test_float_rules_are_exact() -> None:
+    s = saturate(f + 0.0, rules="default")
+    assert not s.equivalent(f + 0.0, f)  # -0.0 + 0.0 is 0.0
+    s = saturate(f + -0.0, rules="default")
+    assert s.equivalent(f + -0.0, f)
+    mx = f.maximum(UOp.const(1.0))
+    assert not saturate(mx, rules="default").equivalent(mx, UOp.const(1.0).maximum(f))  # NaN
+    s = saturate(f * 0.0, rules="default")
+    assert not s.equivalent(f * 0.0, UOp.const(0.0))  # inf * 0 is NaN
+
+
+def test_declarations() -> None:
+    for fam in FAMILIES.values():
+        forms = len(re.findall(r"^\((?:rewrite|birewrite|rule)\b", fam.egg, re.M))
+        assert forms == sum(1 for r in fam.rules if r.engine == "egglog"), fam.name
+        for r in fam.rules:
+            assert r.semantics in ("wrap", "no_overflow")
+            assert r.name.startswith(fam.name + "/")
+    names = [(r.name, r.ruleset) for fam in FAMILIES.values() for r in fam.rules]
+    assert len(names) == len(set(names))
+    guarded = {r.name for f in FAMILIES.values() for r in f.rules if r.guarded}
+    unguarded = {r.name for f in FAMILIES.values() for r in f.rules if r.ruleset.endswith("_noovf")}
+    assert guarded == unguarded  # every no_overflow rule has a guarded twin for "wrap"
+    assert sorted(guarded)[:2] == ["comparisons/lt-add-const", "comparisons/lt-mul-const"]
+
+
+def test_rule_sets() -> None:
+    assert list(RULE_SETS) == ["none", "symbolic", "evaluate", "run", "ac", "default"]
+    assert rule_set("run").families[-1] == "evaluate"
+    with pytest.raises(KeyError, match="unknown rule set 'x'"):
+        rule_set("x")
+    text, name = egglog_program(rule_set("symbolic"), "wrap")
+    assert name == "saturate"
+    assert "divmod_guarded" in text.splitlines()[-1] and "divmod_noovf" not in text.splitlines()[-1]
+    text, _ = egglog_program(rule_set("symbolic"), "no_overflow")
+    assert "divmod_noovf" in text.splitlines()[-1] and "divmod_guarded" not in text.splitlines()[-1]
+    assert [r.semantics for r in rule_set("run").rules("wrap")].count("no_overflow") == 11
