@@ -151,7 +151,7 @@ def _tinygrad_size(t: object) -> int:
     return len(list(t.toposort()))
 
 
-def section_simplify(exprs: list[IndexExpression], repeats: int) -> None:
+def section_simplify(exprs: list[IndexExpression], repeats: int, rows_shown: int) -> None:
     print(f"2. simplify over {len(exprs)} generated index expressions against tinygrad's simplifier")
     try:
         import tinygrad  # noqa: F401
@@ -195,10 +195,9 @@ def section_simplify(exprs: list[IndexExpression], repeats: int) -> None:
         f" equal on {sum(a == b for a, b in zip(ours_nodes, their_nodes, strict=True))},"
         f" larger on {sum(a > b for a, b in zip(ours_nodes, their_nodes, strict=True))}"
     )
-    print(
-        f"   {'input':>6s} {'ours':>5s} {'tinygrad':>8s} {'ours/tg time':>12s}  views (first 12 expressions)"
-    )
-    for (e, ours, _, _, ob, _, tb), tn in list(zip(rows, their_nodes, strict=True))[:12]:
+    header = f"{'input':>6s} {'ours':>5s} {'tinygrad':>8s} {'ours/tg time':>12s}"
+    print(f"   {header}  views (first {rows_shown} expressions; --rows N for more)")
+    for (e, ours, _, _, ob, _, tb), tn in list(zip(rows, their_nodes, strict=True))[:rows_shown]:
         print(f"   {e.program.size:6d} {ours.size:5d} {tn:8d} {ob / tb:11.2f}x  {e.description[:70]}")
 
 
@@ -316,12 +315,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small corpora, one repeat: a smoke test")
     ap.add_argument("--seed", type=int, default=0, help="seed of the generated index expressions")
+    ap.add_argument("--rows", type=int, default=12, help="index expressions listed side by side")
     args = ap.parse_args(argv)
     n_index, repeats = (40, 1) if args.quick else (300, 5)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; eqsat_uopc greedy engine")
     section_run((10, 100) if args.quick else (10, 100, 1000))
     exprs = index_expressions(n_index, seed=args.seed)
-    section_simplify(exprs, repeats)
+    section_simplify(exprs, repeats, args.rows)
     programs = [e.program for e in exprs]
     if CAVIAR.exists():
         programs += [e.program for e in load_caviar(CAVIAR)[: 100 if args.quick else 400]]

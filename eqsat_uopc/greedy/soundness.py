@@ -558,7 +558,8 @@ class RuleReport:
 
     rule: str
     int_semantics: str
-    instances: int = 0  # instances the pattern matched
+    tried: int = 0  # instances synthesized (well-typed or not)
+    instances: int = 0  # well-typed instances that the pattern matched
     fired: int = 0  # instances on which the rule returned a new node
     inputs: int = 0  # inputs compared
     skipped_undefined: int = 0  # inputs where `before` is undefined
@@ -619,6 +620,7 @@ def check_rule(
         if report.fired >= n:
             break
         synth = _Synth(rng)
+        report.tried += 1
         try:
             before = synth.instance(rule.pat, None, None, {})
         except (_NoInstance, UOpError):
