@@ -13,11 +13,12 @@ from eqsat_uopc.greedy import (
     UPat,
     graph_rewrite,
     graph_rewrite_topdown,
+    run,
     simplify,
     symbolic,
 )
 from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.uop import UOp, UOpError
 
 p0, p1 = UOp.param(0), UOp.param(1)
 
@@ -224,3 +225,17 @@ def test_a_firing_without_a_recorded_rule_is_not_blamed_on_the_last_one():
     pm = Silent([Rule(UPat(Ops.MUL, src=(UPat.var("x"), UPat(Ops.CONST, arg=1))), lambda x: x, "mul_one")])
     with pytest.raises(RewriteCheckError, match=r"^rule '<unknown rule>' changed the dtype of a WHERE node"):
         graph_rewrite((p0 * 1 < p1).where(True, False), pm, check=True)
+
+
+def test_a_call_whose_body_loses_a_parameter_keeps_its_body():
+    # Deviation from the chapter's engine, which rebuilt every node from its rewritten sources: here
+    # the body's rewrite drops p0, and the IR reads a CALL's arity off its body's PARAMs.
+    b = UOp.param(0, dtypes.bool)
+    body = b.where(False, False)
+    prog = body.call(UOp.const(True) + True, name="f")
+    assert simplify(body) is UOp.const(False)
+    with pytest.raises(UOpError, match=r"^CALL needs params 0\.\.0, body has \[\]$"):
+        prog.replace(src=(simplify(body), *prog.src[1:]))  # what the chapter's engine built
+    assert simplify(prog) is body.call(UOp.const(True), name="f")  # the argument is still folded
+    assert graph_rewrite_topdown(prog, symbolic) is body.call(UOp.const(True), name="f")
+    assert run(prog) is UOp.const(False)

@@ -22,7 +22,8 @@ import os
 import sys
 from typing import Any
 
-from ..uop import UOp
+from ..ops import Ops
+from ..uop import UOp, call_params
 from .matcher import PatternMatcher
 from .oneline import one_line
 
@@ -54,6 +55,22 @@ def _check(pm: Any, n: UOp, m: UOp) -> None:
         raise RewriteCheckError(
             f"rule {_rule_name(pm)!r} changed the {change}: {one_line(n)} -> {one_line(m)}"
         )
+
+
+def _rebuild(u: UOp, src: tuple[UOp, ...]) -> UOp:
+    """u with its sources replaced by their normal forms.
+
+    Deviation from the chapter's engine: a CALL's body is rewritten like any source, and a rewrite
+    can remove a parameter's last use (`where(p0, False, False) -> False`). The IR reads a CALL's
+    arity off its body's PARAMs, so the chapter's engine then failed to rebuild the CALL
+    (`UOpError: CALL needs params 0..0, body has []`). Such a CALL keeps its original body (an
+    equivalent one); its arguments are still rewritten, and inlining works on it as on any CALL.
+    """
+    if u.op is Ops.CALL and src[0] is not u.src[0] and call_params(src[0]) != call_params(u.src[0]):
+        src = (u.src[0], *src[1:])
+        if src == u.src:
+            return u
+    return u.replace(src=src)
 
 
 class _Observer:
@@ -106,7 +123,7 @@ def graph_rewrite(
             stack.extend((s, 0, None) for s in reversed(u.src) if s not in done)
         elif stage == 1:
             src = tuple(done[s] for s in u.src)
-            n = u if src == u.src else u.replace(src=src)
+            n = u if src == u.src else _rebuild(u, src)
             steps += 1
             if steps > max_steps:
                 raise RuntimeError(NOT_CONVERGED)
@@ -172,7 +189,7 @@ def graph_rewrite_topdown(
             stack.extend((s, 0, None) for s in reversed(u.src) if s not in done)
         elif stage == 1:
             src = tuple(done[s] for s in u.src)
-            n = u if src == u.src else u.replace(src=src)
+            n = u if src == u.src else _rebuild(u, src)
             if n is u:
                 done[u] = u  # the rules already had their try on u in stage 0
             elif not fire(u, n):
