@@ -163,6 +163,15 @@ def test_undefined_lane_that_is_not_used_is_not_an_error():
         compile_c(quotient.reduce(Ops.ADD))([5, 0])
 
 
+def test_an_undefined_lane_the_result_never_reads_does_not_stop_the_backend():
+    # found by the differential test: lane 0 is a CAST of NaN to i32, SHRINK drops it. The backend
+    # tracks definedness per lane and returns [5]; `run` stays stuck (it evaluates the SHRINK only on
+    # a fully known tensor), which the differential test allows for exactly this reason.
+    lanes = UOp.stack(UOp.const(math.nan).cast(i32), UOp.const(5))
+    prog = lanes.shrink(((1, 2),))
+    assert compile_c(prog)() == [5] and evaluate_reference(prog) == [5]
+
+
 def test_run_batch_returns_errors_in_place():
     x, y = p(0), p(1)
     results = compile_c(x // y).run_batch([[7, 2], [1, 0], [-7, 2]])

@@ -56,6 +56,7 @@ class Lowered:
     number: dict[UOp, int]  # lowered node -> number of the original node it came from (-1: a CONST)
     lines: dict[int, str]  # original number -> its .uir line (`%N = op %a, 2 : key=value`)
     inputs: tuple[InputSpec, ...]
+    called_from: dict[UOp, int]  # lowered node of an inlined body -> number of the CALL it came from
 
 
 def _arg_text(u: UOp) -> str:
@@ -109,11 +110,15 @@ def lower(program: UOp) -> Lowered:
     memo: dict[tuple[int, UOp], UOp] = {}
     envs: list[dict[UOp, UOp]] = [{}]  # scope 0: the program itself, its PARAMs stay free
     call_scope: dict[tuple[int, UOp], int] = {}
+    scope_call: dict[int, int] = {}  # scope -> number of the CALL that opened it
+    called_from: dict[UOp, int] = {}
 
-    def emit(new: UOp, old: UOp) -> UOp:
+    def emit(new: UOp, old: UOp, scope: int) -> UOp:
         if new not in origin:
             origin[new] = number.get(old, -1)
             order.append(new)
+            if scope:
+                called_from[new] = scope_call[scope]
         return new
 
     # iterative: (node, scope, phase); a 20,000-deep chain must not hit the recursion limit
@@ -125,7 +130,7 @@ def lower(program: UOp) -> Lowered:
             continue
         if u.op is Ops.PARAM:
             env = envs[scope]
-            memo[key] = env[u] if scope else emit(u, u)
+            memo[key] = env[u] if scope else emit(u, u, 0)
             continue
         if u.op is Ops.CALL:
             body, args = u.src[0], u.src[1:]
@@ -136,6 +141,7 @@ def lower(program: UOp) -> Lowered:
                 inner = len(envs)
                 envs.append({p: memo[(scope, a)] for p, a in zip(call_params(body), args, strict=True)})
                 call_scope[key] = inner
+                scope_call[inner] = number[u]
                 stack.append((u, scope, 2))
                 stack.append((body, inner, 0))
             else:
@@ -147,10 +153,10 @@ def lower(program: UOp) -> Lowered:
             continue
         src = tuple(memo[(scope, s)] for s in u.src)
         new = u if all(a is b for a, b in zip(src, u.src, strict=True)) else u.replace(src=src)
-        memo[key] = emit(new, u)
+        memo[key] = emit(new, u, scope)
 
     root = memo[(0, program)]
-    return Lowered(root, tuple(order), origin, lines, _inputs(order))
+    return Lowered(root, tuple(order), origin, lines, _inputs(order), called_from)
 
 
 def _inputs(order: list[UOp]) -> tuple[InputSpec, ...]:

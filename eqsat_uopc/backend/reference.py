@@ -36,7 +36,7 @@ from .errors import (
 from .lower import lower
 from .program import to_input_array
 
-__all__ = ["evaluate_reference"]
+__all__ = ["evaluate_reference", "undefined_nodes"]
 
 
 def _unravel(i: int, shape: tuple[int, ...]) -> list[int]:
@@ -72,6 +72,23 @@ def _fault(u: UOp, vals: list[Any], num: int) -> int:
 
 def evaluate_reference(program: UOp, *inputs: Any) -> Any:
     """What compile_c(program)(*inputs) returns or raises, computed in Python."""
+    lw, val, poi = _evaluate(program, inputs)
+    root = lw.root
+    if code := _first(*poi[root]):
+        raise status_error(code)
+    return _nest(val[root], root.shape, root.dtype)
+
+
+def undefined_nodes(program: UOp, *inputs: Any) -> list[int]:
+    """The numbers (%N) of the nodes that have an undefined lane on these inputs, used or not.
+
+    `run` cannot evaluate a tensor with an undefined element through a movement op, even where
+    the program never reads that element; the backend, per lane, can. This tells the two apart."""
+    lw, _, poi = _evaluate(program, inputs)
+    return sorted({lw.number[u] for u in lw.nodes if any(poi[u])})
+
+
+def _evaluate(program: UOp, inputs: tuple) -> tuple[Any, dict[UOp, list], dict[UOp, list[int]]]:
     lw = lower(program)
     if len(inputs) != len(lw.inputs):
         raise InputError(f"program takes {len(lw.inputs)} input(s), got {len(inputs)}")
@@ -124,10 +141,7 @@ def evaluate_reference(program: UOp, *inputs: Any) -> Any:
             val[u], poi[u] = _movement(u, val[u.src[0]], poi[u.src[0]])
         else:  # pragma: no cover  (lower/render refuse first)
             raise ValueError(f"reference: no rule for {u.op.name}")
-    root = lw.root
-    if code := _first(*poi[root]):
-        raise status_error(code)
-    return _nest(val[root], root.shape, root.dtype)
+    return lw, val, poi
 
 
 def _index(u: UOp, num: int, val: dict, poi: dict) -> None:

@@ -154,7 +154,7 @@ class _Emitter:
         if self.fusible(u):
             self.elementwise(u, None, fused=True)
             return
-        self.emit(f"/* {self.lw.lines[self.lw.number[u]]} */")
+        self.emit(f"/* {self.comment(u)} */")
         n = prod(u.shape)
         if n > _MAX_ELEMENTS:
             raise UnsupportedProgramError(
@@ -196,6 +196,13 @@ class _Emitter:
             cond = f"{q.at('0')} == 0 && ({cond})"
         code = self.lw.number[u] * 8 + RANGE_OOB
         self.emit(f"if ({cond}) {{ detail[0] = {v}; detail[1] = {ext}; return {code}; }}")
+
+    def comment(self, u: UOp) -> str:
+        """u's .uir line, and the CALL it was inlined from (a body's line shows the body's names)."""
+        line = self.lw.lines[self.lw.number[u]]
+        return (
+            line if u not in self.lw.called_from else f"{line}  (inlined from CALL %{self.lw.called_from[u]})"
+        )
 
     def fusible(self, u: UOp) -> bool:
         """An elementwise tensor whose only user is an elementwise op of its shape: computed inside
@@ -255,7 +262,7 @@ class _Emitter:
         prologue = self.gather(srcs)
         if fused:
             t = self.name(u, "t")
-            lines = [*prologue, f"{c_type(u.dtype)} {t} = {_alu_expr(u, args)}; /* {self.lw.lines[num]} */"]
+            lines = [*prologue, f"{c_type(u.dtype)} {t} = {_alu_expr(u, args)}; /* {self.comment(u)} */"]
             self.val[u], self.poison[u] = Val("temp", t), None
             if poisoned:
                 tq = self.name(u, "tq")

@@ -61,7 +61,7 @@ static int32_t uopc_run_kernel(const float *restrict p0, const int32_t *restrict
     for (int32_t i1 = 0; i1 < 2; i1++) {
       n3[i0 * 2 + i1] = p0[i0 + i1 * 3];
     }
-  /* %1 = reduce %0 : op=max pop=1 */
+  /* %1 = reduce %0 : op=max pop=1  (inlined from CALL %4) */
   float *restrict n1 = (float *)((char *)work + 64);
   for (int32_t o = 0; o < 3; o++) {
     float acc = n3[o * 2];
