@@ -33,13 +33,21 @@ from eqsat_uopc.uop import UOp
 from .errors import SaturationError
 from .lower import Lowerer
 from .serialize import Snapshot, SNode
-from .terms import parse_type, type_string
+from .terms import CTOR_OF, parse_type, type_string
 
 __all__ = ["FoldStep"]
 
 _INT_TYPES = (dtypes.i32, dtypes.bool)
 _CONSTS = ("Int", "Bool", "Flt", "Dbl")
 _EVAL_OPS = ALU | {Ops.INDEX, Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.SHRINK, Ops.REDUCE, Ops.CALL}
+_ALU_CTORS = tuple(CTOR_OF[op] for op in sorted(ALU, key=lambda o: o.value))
+_EVAL_CTORS = ("Index", "Call", "Reshape", "Expand", "Permute", "Shrink", "Reduce")
+_FOLD_CTORS = (*_ALU_CTORS, "Dbl")
+
+
+def _float_related(n: SNode, types: dict) -> bool:
+    """Scalar nodes egglog's own folding cannot do: f32 results, or comparisons/casts of f32 operands."""
+    return n.t == "f32" or n.ctor == "Dbl" or (n.ctor in ("Lt", "Ne", "Cast") and types[n.kids[0]] == "f32")
 
 
 def _semantic(n: SNode) -> Any:
@@ -78,17 +86,31 @@ class FoldStep:
         self._reps: dict[bindings.Value, SNode] | None = None
         self._lits: dict[bindings.Value, UOp | None] = {}
         self._unions = 0
-        for v, nodes in snap.classes.items():
-            self._check_constants(v, nodes)
-            if self.fold:
-                self._fold(v, nodes)
-            if self.identities:
-                self._identities(v, nodes)
-            if self.evaluate:
-                self._evaluate(v, nodes)
+        by_ctor = snap.by_ctor
+        multi = {}
+        for ctor in _CONSTS:
+            for v, _ in by_ctor.get(ctor, ()):
+                multi[v] = multi.get(v, 0) + 1
+        for v, k in multi.items():
+            if k > 1:
+                self._check_constants(v, snap.classes[v])
+        if self.fold:
+            floats = [v for v, n in self._candidates(_FOLD_CTORS) if _float_related(n, snap.types)]
+            for v in dict.fromkeys(floats):
+                self._fold(v, snap.classes[v])
+        if self.identities:
+            for v in dict.fromkeys(v for v, _ in self._candidates(("Cast", "Lt", "Ne"))):
+                self._identities(v, snap.classes[v])
         if self.evaluate:
+            cands = [v for v, n in self._candidates(_ALU_CTORS) if "[" in n.t]
+            cands += [v for v, _ in self._candidates(_EVAL_CTORS)]
+            for v in dict.fromkeys(cands):
+                self._evaluate(v, snap.classes[v])
             self._inline_calls()
         return self._unions
+
+    def _candidates(self, ctors: tuple[str, ...]) -> list[tuple[bindings.Value, SNode]]:
+        return [vn for c in ctors for vn in self._snap.by_ctor.get(c, ())]
 
     # -- naming e-classes in loader rows
     def _name(self, v: bindings.Value) -> int:

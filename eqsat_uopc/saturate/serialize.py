@@ -20,8 +20,7 @@ It is only valid while the e-graph is the one that was serialized (Saturation ke
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from egglog import bindings
 
@@ -39,8 +38,7 @@ _KEYED = {k.ctor for k in KINDS.values() if "k" in k.fields}
 _LISTED = {k.ctor for k in KINDS.values() if "l" in k.fields}
 
 
-@dataclass(frozen=True)
-class SNode:
+class SNode(NamedTuple):
     """One UOp-valued egglog e-node: constructor, type string, payload, child e-classes."""
 
     ctor: str
@@ -95,17 +93,21 @@ class Snapshot:
             return lists[chain[0]] if chain else out
 
         classes: dict[bindings.Value, list[SNode]] = {}
+        by_ctor: dict[str, list[tuple[bindings.Value, SNode]]] = {}
         index: dict[tuple, bindings.Value] = {}
         for ctor, f in funcs.items():
             if ctor in _CONST_TYPE:
                 conv = to_bool if ctor == "Bool" else to_int
                 t = _CONST_TYPE[ctor]
+                mine = by_ctor.setdefault(ctor, [])
                 for row in f.rows:
                     n = SNode(ctor, t, conv(row.inputs[0]), ())
                     classes.setdefault(row.output, []).append(n)
+                    mine.append((row.output, n))
                     index[(ctor, t, n.prim, ())] = row.output
             elif ctor in OP_OF:
                 keyed, listed = ctor in _KEYED, ctor in _LISTED
+                mine = by_ctor.setdefault(ctor, [])
                 for row in f.rows:
                     ins = row.inputs
                     t = s(ins[0])
@@ -117,6 +119,7 @@ class Snapshot:
                         kids = tuple(rest)
                     n = SNode(ctor, t, prim, kids)
                     classes.setdefault(row.output, []).append(n)
+                    mine.append((row.output, n))
                     index[(ctor, t, prim, kids)] = row.output
         names: dict[bindings.Value, int] = {}
         by_name: dict[int, bindings.Value] = {}
@@ -128,6 +131,7 @@ class Snapshot:
         self.order = sorted(classes)
         self.classes = {v: classes[v] for v in self.order}
         self.index = index
+        self.by_ctor = by_ctor  # constructor -> [(class, e-node)], in egglog's row order
         self.names = names  # class -> smallest N id naming it
         self.by_name = by_name  # N id -> class
         self.types: dict[bindings.Value, str] = {}
