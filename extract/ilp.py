@@ -9,14 +9,16 @@ e-class graph (M: the size of its strongly connected component). Constraints:
 Objective: sum of node_cost(n) x_n, the "dag" aggregation (each needed e-class paid once).
 
 Before solving, the problem is pruned: only e-classes reachable from the roots, no e-node that has
-its own e-class as a child (it can never be part of an acyclic choice), and no e-node with a child
-that has no finite term at all. The solver is warm-started with the greedy DAG choice, so the
-result is never worse than greedy, and on a time-out the best solution found is returned with
-`optimal=False` and the proved lower bound. With integer node costs the solver stops when the gap
-is below 1 (no better integer cost exists); otherwise the gap tolerance is 1e-9. Optimality is
-only claimed for "dag" cost models (for "tree"/"depth" the ILP minimizes the DAG aggregation of the
-same node costs and makes no claim). HiGHS runs single-threaded with a fixed seed; only a time
-limit that cuts the search short can make results depend on the machine's speed.
+its own e-class as a child (it can never be part of an acyclic choice), no e-node with a child that
+has no finite term, and no e-node whose lower bound (node cost + the largest child bound, the depth
+aggregation, which never exceeds a term's DAG cost) is above the greedy DAG cost. The solver is
+warm-started with the greedy DAG choice (hill-climbed), so the result is never worse than greedy,
+and on a time-out the best solution found is returned with `optimal=False` and the proved lower
+bound. With integer node costs the solver stops when the gap is below 1 (no better integer cost
+exists); otherwise the gap tolerance is 1e-9. Optimality is only claimed for "dag" cost models (for
+"tree"/"depth" the ILP minimizes the DAG aggregation of the same node costs and makes no claim).
+HiGHS runs single-threaded with a fixed seed; only a time limit that cuts the search short can make
+results depend on the machine's speed.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import networkx as nx
 import numpy as np
 
 from .bottom_up import bottom_up_costs
-from .greedy_dag import greedy_dag_choice
+from .greedy_dag import greedy_dag_choice, improve_choice
 from .problem import ExtractionProblem, Solution
 
 __all__ = ["IlpExtractor"]
@@ -66,14 +68,23 @@ class IlpExtractor:
     def extract(self, problem: ExtractionProblem, time_limit: float | None = None) -> Solution:
         import highspy
 
-        greedy, _ = greedy_dag_choice(problem)
-        tree_cost, _ = bottom_up_costs(problem, "tree")
+        greedy = improve_choice(problem, greedy_dag_choice(problem)[0])
+        upper = problem.dag_cost(greedy)
+        # the depth aggregation of the node costs is a lower bound on the DAG cost of any term of a
+        # class (a term's DAG holds its root node and the DAG of each child): no e-node whose bound
+        # exceeds the greedy cost can be in an optimal choice
+        lower, _ = bottom_up_costs(problem, "depth")
         children = problem.node_children
         node_class = problem.node_class
+        node_cost = problem.node_cost
+        slack = 1e-9 * max(1.0, abs(upper))
 
         def usable(n: int) -> bool:
             k = node_class[n]
-            return all(c != k and tree_cost[c] < math.inf for c in children[n])
+            kids = children[n]
+            if any(c == k or lower[c] == math.inf for c in kids):
+                return False
+            return node_cost[n] + max((lower[c] for c in kids), default=0) <= upper + slack
 
         # e-classes reachable from the roots through usable e-nodes
         reach: dict[int, None] = {}
