@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from eqsat_uopc.backend import (
+    BackendError,
     CompilerError,
     CompilerNotFoundError,
     IndexOutOfBoundsError,
@@ -280,6 +281,13 @@ def test_inputs_are_checked_and_errors_name_the_slot():
         compile_c(p(0, boolean).where(1, 2))(1)
 
 
+def test_numpy_arrays_of_other_dtypes_are_converted_like_python_values():
+    prog = compile_c(p(0, i32, (2,)) + p(1, f32, (2,)).cast(i32))
+    assert prog(np.array([1, 2], np.int64), np.array([0.1, 2.9], np.float64)) == [1, 4]
+    with pytest.raises(InputError, match=r"^input 0 \(PARAM slot 0\): i32 shape \(2,\): value 4294967296 is"):
+        prog(np.array([1, 2**32], np.int64), np.zeros(2, np.float32))
+
+
 def test_an_unused_slot_takes_any_value():
     prog = compile_c(p(1) * 2)
     assert prog.inputs[0].describe() == "input 0 (PARAM slot 0, unused): any value"
@@ -312,6 +320,18 @@ def test_cache_dir_comes_from_the_environment(monkeypatch, tmp_path):
     assert toolchain.cache_dir() == tmp_path
     assert compile_c(p(0) + 777)(1) == 778
     assert len(list(tmp_path.glob("*.so"))) == 1
+
+
+def test_an_unwritable_cache_directory_is_a_clear_error(monkeypatch, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("UOPC_CACHE_DIR", str(blocker / "cache"))
+    with pytest.raises(BackendError) as e:
+        compile_c(p(0) + 4242)
+    assert str(e.value) == (
+        f"cannot write the C backend's cache directory {blocker / 'cache'}: Not a directory; "
+        "set UOPC_CACHE_DIR to a writable directory"
+    )
 
 
 def test_a_missing_compiler_is_a_clear_error(monkeypatch):

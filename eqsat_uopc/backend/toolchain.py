@@ -29,7 +29,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .errors import CompilerError, CompilerNotFoundError
+from .errors import BackendError, CompilerError, CompilerNotFoundError
 
 __all__ = ["CFLAGS", "build_library", "cache_dir", "compiler_command", "compiler_identity"]
 
@@ -97,10 +97,16 @@ def build_library(source: str) -> Path:
     lib = directory / f"{key[:40]}.so"
     if lib.exists():
         return lib
-    directory.mkdir(parents=True, exist_ok=True)
     src = directory / f"{key[:40]}.c"
-    _write_atomic(src, source)
-    fd, tmp = tempfile.mkstemp(suffix=".so", dir=directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        _write_atomic(src, source)
+        fd, tmp = tempfile.mkstemp(suffix=".so", dir=directory)
+    except OSError as e:
+        raise BackendError(
+            f"cannot write the C backend's cache directory {directory}: {e.strerror}; "
+            "set UOPC_CACHE_DIR to a writable directory"
+        ) from None
     os.close(fd)
     try:
         try:
