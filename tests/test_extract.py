@@ -1,5 +1,7 @@
 """extract(): hand-built e-graphs with exact answers, the result checks, and the error messages."""
 
+import random
+
 import pytest
 from eqsat_uopc.extract import (
     EXTRACTORS,
@@ -7,10 +9,12 @@ from eqsat_uopc.extract import (
     EGraph,
     ENode,
     ExtractionError,
+    GreedyDagExtractor,
     check_choice,
     cost_of,
     extract,
 )
+from eqsat_uopc.extract.random_egraph import random_egraph, random_program
 
 from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.ops import Ops
@@ -159,3 +163,27 @@ def test_unknown_extractor_and_registry():
 def test_egglog_extractors_need_the_egglog_handle():
     with pytest.raises(ExtractionError, match=r"^extractor 'egglog_tree' needs the egglog e-graph"):
         extract(tree_vs_dag(), "dag_size", "egglog_tree")
+
+
+def test_hill_climbing_lets_a_root_reuse_another_root():
+    """roots p = True and r2 = x // y | where(p, x, x): alone r2's e-nodes tie (3 classes each), so plain
+    greedy takes the first; reusing the root p makes the WHERE one cheaper in total (3 against 4)."""
+    classes = leaf_classes()
+    classes["p"] = cls("p", n(Ops.CONST, arg=True), dtype=dtypes.bool)
+    classes["r2"] = cls("r2", n(Ops.FLOORDIV, "x", "y"), n(Ops.WHERE, "p", "x", "x"))
+    g = EGraph(classes, ("p", "r2"))
+    plain = extract(g, "dag_size", GreedyDagExtractor(improve=False))
+    assert (plain.programs, plain.cost, plain.extractor) == ((UOp.const(True), X // Y), 4, "greedy_dag")
+    for name in ("greedy_dag", "exact"):
+        r = extract(g, "dag_size", name)
+        assert (r.programs, r.cost) == ((UOp.const(True), UOp.const(True).where(X, X)), 3)
+
+
+def test_exact_time_limit_returns_its_best_unproved():
+    rng = random.Random(2000)
+    g = random_egraph(rng, [random_program(rng, 80, 4) for _ in range(71)], merges=710)
+    greedy = extract(g, "dag_size", "greedy_dag")
+    r = extract(g, "dag_size", "exact", time_limit=0)
+    assert (r.optimal, r.info["status"]) == (False, "Time limit reached")
+    assert r.cost <= greedy.cost
+    assert extract(g, "dag_size", "auto", time_limit=0).optimal is False
