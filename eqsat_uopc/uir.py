@@ -89,6 +89,7 @@ class UirError(ValueError):
 _OPS_BY_NAME = {op.name.lower(): op for op in Ops}
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\Z")
 _FLOAT_WORDS = {"nan": math.nan, "inf": math.inf}
+_MAX_NESTING = 64
 
 
 # ---------------------------------------------------------------------------
@@ -181,9 +182,9 @@ def to_uir(root: UOp) -> str:
 def uir_line(u: UOp, limit: int = 240) -> str:
     """u as one nested term with .uir literals, for traces: `add(mul(p0, 3), 11)`.
 
-    PARAMs print as p<slot>, a CALL as name[body](args), an op's argument follows its operands
-    (`reduce(%x, op=add, pop=1)` style: `reduce(stack(1, 2), add, 1)`). Each subterm's text is cut
-    at `limit` characters, so a large DAG cannot make a trace line explode.
+    PARAMs print as p<slot>, a CALL as name[body](args), and an op's argument follows its operands:
+    `reduce(stack(1, 2), add, 1)`, `cast(p0, f32)`, `reshape(2.0, (1, 1))`, `range(4, r0)`. Each
+    subterm's text is cut at `limit` characters, so a large DAG cannot make a trace line explode.
     """
     text: dict[UOp, str] = {}
     for n in u.toposort():
@@ -202,7 +203,10 @@ def uir_line(u: UOp, limit: int = 240) -> str:
             elif n.op is Ops.CAST:
                 parts.append(n.arg.name)
             elif n.op is Ops.RANGE:
-                parts.append(_ident_text(n.arg) if isinstance(n.arg, str | int | tuple) else repr(n.arg))
+                try:
+                    parts.append(_ident_text(n.arg))
+                except TypeError:  # an identifier .uir cannot spell: a trace still shows it
+                    parts.append(repr(n.arg))
             s = f"{n.op.name.lower()}({', '.join(parts)})"
         text[n] = s if len(s) <= limit else s[: limit - 3] + "..."
     return text[u]
@@ -261,6 +265,12 @@ class _Line:
 
     def __init__(self, toks: list[_Tok], lineno: int) -> None:
         self.toks, self.i, self.lineno = toks, 0, lineno
+        self.depth = 0  # nesting of ( ) and [ ]: bounded, so a hostile text cannot exhaust the stack
+
+    def nest(self, tok: _Tok, delta: int) -> None:
+        self.depth += delta
+        if self.depth > _MAX_NESTING:
+            raise self.error(tok, f"nested deeper than {_MAX_NESTING} levels")
 
     @property
     def peek(self) -> _Tok:
@@ -305,13 +315,14 @@ def _literal(t: _Tok) -> Any | None:
 
 def _tuple(c: _Line, item) -> tuple:
     """`(a, b)`, `(a,)` or `()`, items read by item(cursor)."""
-    c.expect("sym", "(", "'('")
+    c.nest(c.expect("sym", "(", "'('"), +1)
     items = []
     while not c.at(")"):
         items.append(item(c))
         if not c.at(")"):
             c.expect("sym", ",", "',' or ')'")
     c.next()
+    c.depth -= 1
     return tuple(items)
 
 
@@ -669,12 +680,14 @@ def expected_value(text: str, source: str | None = None) -> Any:
 def _expect_value(c: _Line) -> Any:
     t = c.next()
     if t.kind == "sym" and t.text == "[":
+        c.nest(t, +1)
         items = []
         while not c.at("]"):
             items.append(_expect_value(c))
             if not c.at("]"):
                 c.expect("sym", ",", "',' or ']'")
         c.next()
+        c.depth -= 1
         return items
     if (v := _literal(t)) is not None:
         return v

@@ -501,3 +501,20 @@ def test_uir_line():
         t = t * t
     line = uir_line(t, limit=50)
     assert len(line) == 50 and line.endswith("...")
+
+
+def test_deep_programs_and_deep_nesting():
+    x = p0
+    for k in range(20_000):  # a 20,000-line listing: printing and parsing are iterative
+        x = x + k
+    assert parse_uir(to_uir(x)) is x
+    with pytest.raises(UirError) as e:  # nesting is bounded: an error, not a RecursionError
+        parse_uir("%0 = range 4 : id=" + "(" * 100 + ")" * 100)
+    assert str(e.value) == "line 1, column 83: nested deeper than 64 levels"
+    with pytest.raises(UirError) as e:
+        read_example("# expect: " + "[" * 1000 + "]" * 1000 + "\n%0 = const 1")
+    assert str(e.value) == "line 1, column 75: nested deeper than 64 levels"
+
+
+def test_uir_line_shows_identifiers_uir_cannot_spell():
+    assert uir_line(UOp.range(4, 1.5) + 1) == "add(range(4, 1.5), 1)"
