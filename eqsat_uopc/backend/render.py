@@ -342,7 +342,8 @@ class _Emitter:
             terms.append(f"{v} * {strides[axis]}" if strides[axis] != 1 else v)
         bval, bq = self.val[base], self.poison[base]
         local = str(fixed)
-        if terms:
+        reads_a_buffer = bval.kind == "buffer" or (bq is not None and bq.kind == "buffer")
+        if terms and reads_a_buffer:  # (a uniform base reads the same element at every index)
             expr = " + ".join(terms) + (f" + {fixed}" if fixed else "")
             if idx_poison:  # a poisoned index reads element 0: the value is never used
                 guard = " || ".join(f"{q.at('0')} != 0" for q in idx_poison)
@@ -594,7 +595,8 @@ def render(program: UOp, symbol: str = "uopc_run") -> Rendered:
     ]
     if not used:
         entry.insert(3, "  (void)inputs;")
-    body = "\n".join([f"{head} {{", *em.lines, "}", "", *entry, ""])
+    unused = "  (void)work; (void)detail; /* not every program needs them */"
+    body = "\n".join([f"{head} {{", unused, *em.lines, "}", "", *entry, ""])
     return Rendered(PRELUDE + "\n" + body, body, symbol, lw.inputs, em.work, lw.root.dtype, lw.root.shape, lw)
 
 

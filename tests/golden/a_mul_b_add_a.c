@@ -54,6 +54,7 @@ static inline int32_t uopc_cast_f32_i32_fault(float v, int32_t node) {
 }
 
 static int32_t uopc_run_kernel(const float *restrict p0, const float *restrict p1, float *restrict out, void *restrict work, int32_t *restrict detail) {
+  (void)work; (void)detail; /* not every program needs them */
   /* %0 = param : slot=0 dtype=f32 shape=(4,) */
   /* %1 = param : slot=1 dtype=f32 shape=(4,) */
   /* %3 = add %2, %0 */

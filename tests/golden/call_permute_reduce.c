@@ -54,6 +54,7 @@ static inline int32_t uopc_cast_f32_i32_fault(float v, int32_t node) {
 }
 
 static int32_t uopc_run_kernel(const float *restrict p0, const int32_t *restrict p1, float *restrict out, void *restrict work, int32_t *restrict detail) {
+  (void)work; (void)detail; /* not every program needs them */
   /* %2 = param : slot=0 dtype=f32 shape=(2, 3) */
   /* %3 = permute %2, (1, 0) */
   float *restrict n3 = (float *)((char *)work);

@@ -54,6 +54,7 @@ static inline int32_t uopc_cast_f32_i32_fault(float v, int32_t node) {
 }
 
 static int32_t uopc_run_kernel(const int32_t *restrict p0, const int32_t *restrict p1, int32_t *restrict out, void *restrict work, int32_t *restrict detail) {
+  (void)work; (void)detail; /* not every program needs them */
   /* %0 = param : slot=1 dtype=i32 */
   int32_t n0 = p1[0];
   /* %1 = cmpne %0, 0 */
