@@ -1,7 +1,72 @@
-"""eqsat-uopc: equality saturation and greedy rewriting for the uopc IR."""
+"""eqsat-uopc: equality saturation and greedy rewriting for the uopc IR.
 
+This package root is the public API (DESIGN.md, "Public API"); submodules are implementation.
+"""
+
+from .bounds import bounds, vmax, vmin
+from .corpus import CorpusEntry, CorpusError, index_expressions, load_caviar
 from .dtype import DType, dtypes, truncate
+from .greedy import (
+    INT_SEMANTICS,
+    PatternMatcher,
+    RewriteCheckError,
+    Rule,
+    UPat,
+    evaluate,
+    fold,
+    graph_rewrite,
+    graph_rewrite_topdown,
+    inline_call,
+    run,
+    simplify,
+    symbolic,
+    to_python,
+)
 from .ops import ALU, Ops
+from .semantics import exec_alu
+from .uir import UirError, load_example, load_uir, parse_uir, to_uir, uir_line
 from .uop import ParamArg, UOp, UOpError, call_params
+from .values import bind_params, literal, same_value
 
-__all__ = ["ALU", "DType", "Ops", "ParamArg", "UOp", "UOpError", "call_params", "dtypes", "truncate"]
+__all__ = [
+    "ALU",
+    "INT_SEMANTICS",
+    "CorpusEntry",
+    "CorpusError",
+    "DType",
+    "Ops",
+    "ParamArg",
+    "PatternMatcher",
+    "RewriteCheckError",
+    "Rule",
+    "UOp",
+    "UOpError",
+    "UPat",
+    "UirError",
+    "bind_params",
+    "bounds",
+    "call_params",
+    "dtypes",
+    "evaluate",
+    "exec_alu",
+    "fold",
+    "graph_rewrite",
+    "graph_rewrite_topdown",
+    "index_expressions",
+    "inline_call",
+    "literal",
+    "load_caviar",
+    "load_example",
+    "load_uir",
+    "parse_uir",
+    "run",
+    "same_value",
+    "simplify",
+    "symbolic",
+    "to_python",
+    "to_uir",
+    "truncate",
+    "uir_line",
+    "vmax",
+    "vmin",
+]
