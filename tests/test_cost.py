@@ -158,3 +158,22 @@ def test_latency_table_errors(tmp_path):
         load_latency_table(bad)
     with pytest.raises(CostModelError, match=r"^cannot read latency table '.*missing.json': "):
         load_latency_table(tmp_path / "missing.json")
+
+
+def test_calibrate_writes_a_loadable_table(tmp_path, capsys):
+    from eqsat_uopc.extract.calibrate import main
+
+    out = tmp_path / "lat.json"
+    args = ["--out", str(out), "--elements", "64", "--repeats", "2", "--ops", "ADD", "CMPLT", "SQRT"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in printed] == ["ADD", "CMPLT", "SQRT", "wrote"]
+    data = json.loads(out.read_text())
+    assert data["source"].startswith("calibrate: ") and data["source"].endswith("64 elements, best of 2")
+    costs = data["costs"]
+    assert set(costs) == set(DEFAULT_LATENCY_TABLE)
+    assert set(costs["ADD"]) == {"bool", "i32", "f32"} and costs["ADD"]["bool"] == 0.3  # bool not measured
+    assert set(costs["CMPLT"]) == {"bool", "*"} and set(costs["SQRT"]) == {"f32", "*"}
+    assert costs["MUL"] == DEFAULT_LATENCY_TABLE["MUL"]  # not asked for: the default
+    model = load_latency_table(out)
+    assert model.node_cost(Ops.SQRT, None, dtypes.f32, (2,)) == 2 * costs["SQRT"]["f32"] >= 0
