@@ -101,6 +101,15 @@ def test_f32_inputs_and_constants_are_rounded_to_f32():
     assert compile_c(UOp.const(16777217.0).ne(UOp.const(16777216.0)))() is False
 
 
+def test_a_times_b_plus_c_rounds_twice_never_fused():
+    x = 1.0 + 2.0**-12  # x * x = 1 + 2**-11 + 2**-24: the 2**-24 is lost when the product is rounded
+    c = -(1.0 + 2.0**-11)
+    product = exec_alu(Ops.MUL, f32, [x, x])
+    want = exec_alu(Ops.ADD, f32, [product, c])
+    assert want == 0.0  # a fused multiply-add would give 2**-24
+    assert compile_c(p(0, f32) * p(1, f32) + p(2, f32))(x, x, c) == want
+
+
 @pytest.mark.parametrize("op", [Ops.RECIP, Ops.EXP2, Ops.LOG2, Ops.SQRT, Ops.SIN])
 def test_transcendentals_agree_with_exec_alu_bit_for_bit(op):
     rng = random.Random(op.value)
@@ -359,6 +368,20 @@ def test_compile_many_shares_one_library():
     progs = compile_many([p(0) + 1, p(0) * 2, p(0, f32).sqrt()])
     assert len({c.library_path for c in progs}) == 1
     assert [progs[0](4), progs[1](4), progs[2](4.0)] == [5, 8, 2.0]
+
+
+def test_large_tensors_agree_with_the_reference():
+    # sizes that are not a multiple of any vector width: vectorized loops and their epilogues
+    rng = np.random.default_rng(4)
+    a, b, k = p(0, f32, (37, 29)), p(1, f32, (37, 29)), p(2, i32, (37, 29))
+    ratio = (a * b + a).maximum(b.sqrt()) * (k // 7 + k % -5).cast(f32)
+    prog = (ratio < 0.5).where(ratio.sin(), ratio.exp2()).permute((1, 0)).reduce(Ops.ADD)
+    inputs = [
+        rng.standard_normal((37, 29)).astype(np.float32) * 10,
+        rng.standard_normal((37, 29)).astype(np.float32),
+        rng.integers(-(2**31), 2**31, (37, 29), dtype=np.int64).astype(np.int32),
+    ]
+    assert same(compile_c(prog)(*inputs), evaluate_reference(prog, *inputs))
 
 
 def test_a_deep_chain_renders_and_runs():
