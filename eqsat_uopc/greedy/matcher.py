@@ -75,15 +75,20 @@ def _compiled_enabled() -> bool:
     return os.environ.get("UOPC_COMPILED", "1") != "0"
 
 
-def _compile_upat() -> Callable[[UPat], Matcher] | None:
-    """compile_upat from the compiled-patterns module, or None when that module is absent."""
+def _compiled_module() -> Any:
+    """The compiled-patterns module, or None when it is absent."""
     try:
-        mod = importlib.import_module(".compiled", __package__)
+        return importlib.import_module(".compiled", __package__)
     except ModuleNotFoundError as e:
         if e.name != f"{__package__}.compiled":
             raise  # the module exists but is broken: say so, don't silently fall back
         return None
-    return mod.compile_upat
+
+
+def _compile_upat() -> Callable[[UPat], Matcher] | None:
+    """compile_upat from the compiled-patterns module, or None when that module is absent."""
+    mod = _compiled_module()
+    return None if mod is None else mod.compile_upat
 
 
 def interpreted_matcher(pat: UPat) -> Matcher:
@@ -120,6 +125,8 @@ class PatternMatcher:
                     self.by_op.setdefault(op, []).append(rule)
                     self._candidates.setdefault(op, []).append((rule, m))
         self.last_fired: Rule | None = None  # the rule behind the last non-None rewrite (for checks, tracing)
+        # compiled mode: one fused function per op (all its candidate rules), built on first use
+        self._fused: dict[Ops, Callable[[UOp, Any], tuple[UOp, int] | None] | None] = {}
 
     def __add__(self, other: PatternMatcher) -> PatternMatcher:
         return PatternMatcher(self.rules + other.rules, compiled=self.compiled)
@@ -133,6 +140,16 @@ class PatternMatcher:
         A rule returning u itself counts as "no change" (with hash consing the check is exact).
         With ctx not None every rule function receives ctx= as an extra keyword argument.
         """
+        if self.compiled:
+            fused = self._fused.get(u.op, _UNBUILT)
+            if fused is _UNBUILT:
+                fused = self._fused[u.op] = self._build_fused(u.op)
+            if fused is not None:
+                if (hit := fused(u, ctx)) is None:
+                    return None
+                ret, k = hit
+                self.last_fired = self.by_op[u.op][k]
+                return ret
         for rule, match in self._candidates.get(u.op, ()):
             for binding in match(u):
                 kw = {**binding, "ctx": ctx} if ctx is not None else binding
@@ -140,3 +157,14 @@ class PatternMatcher:
                     self.last_fired = rule
                     return ret
         return None
+
+    def _build_fused(self, op: Ops) -> Callable[[UOp, Any], tuple[UOp, int] | None] | None:
+        """compile_rewriter over op's candidates; None (use the per-rule path) if unavailable."""
+        rules = self.by_op.get(op)
+        mod = _compiled_module()
+        if not rules or mod is None:
+            return None
+        return mod.compile_rewriter(rules)
+
+
+_UNBUILT: Any = object()
