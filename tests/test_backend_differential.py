@@ -26,10 +26,12 @@ from hypothesis import strategies as st
 
 from eqsat_uopc.backend import BackendError, compile_many, evaluate_reference
 from eqsat_uopc.backend.errors import IndexOutOfBoundsError
+from eqsat_uopc.backend.lower import lower
 from eqsat_uopc.backend.reference import undefined_nodes
 from eqsat_uopc.backend.render import render
 from eqsat_uopc.dtype import f32_bits
 from eqsat_uopc.greedy import run, to_python
+from eqsat_uopc.uir import to_uir
 from eqsat_uopc.uop import UOp, rebuild
 from eqsat_uopc.values import bind_params
 from tests.strategies import inputs_for, programs, range_bindings
@@ -108,7 +110,7 @@ def check_cases(cases: list[tuple[UOp, list]], run_checks: int) -> dict[str, int
             render(prog)
         except IndexOutOfBoundsError as e:  # a constant index out of bounds: the reference agrees
             counts["render_errors"] += 1
-            args = positional(_inputs_of(prog), *sets[0])
+            args = positional(lower(prog).inputs, *sets[0])
             assert same_outcome(outcome(lambda p=prog, a=args: evaluate_reference(p, *a)), e)
             continue
         compilable.append((prog, sets))
@@ -120,7 +122,7 @@ def check_cases(cases: list[tuple[UOp, list]], run_checks: int) -> dict[str, int
             checked_run = 0
             for (params, ranges), args, g in zip(sets, arg_sets, got, strict=True):
                 ref = outcome(lambda p=prog, a=args: evaluate_reference(p, *a))
-                assert same_outcome(ref, g), f"C {g!r} != reference {ref!r} on {args} for\n{prog}"
+                assert same_outcome(ref, g), f"C {g!r} != reference {ref!r} on {args} for\n{to_uir(prog)}"
                 counts["c_vs_reference"] += 1
                 if isinstance(ref, Exception) or checked_run >= run_checks:
                     continue
@@ -130,18 +132,14 @@ def check_cases(cases: list[tuple[UOp, list]], run_checks: int) -> dict[str, int
                 except ValueError as e:
                     # run is stuck only where some lane is undefined, even one the result never reads:
                     # it evaluates movement ops on whole literal tensors, the backend per lane
-                    assert undefined_nodes(prog, *args), f"run failed ({e}) on {params} {ranges} for\n{prog}"
+                    assert undefined_nodes(prog, *args), (
+                        f"run failed ({e}) on {params} {ranges} for\n{to_uir(prog)}"
+                    )
                     counts["run_stuck"] += 1
                     continue
-                assert same(r, ref), f"run {r!r} != reference/C {ref!r} on {params} {ranges} for\n{prog}"
+                assert same(r, ref), f"run {r!r} != reference/C {ref!r} on {params} {ranges}:\n{to_uir(prog)}"
                 counts["run_vs_reference"] += 1
     return counts
-
-
-def _inputs_of(prog: UOp):
-    from eqsat_uopc.backend.lower import lower
-
-    return lower(prog).inputs
 
 
 def test_random_programs_agree_with_reference_and_run():
