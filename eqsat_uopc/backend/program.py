@@ -91,6 +91,8 @@ def to_input_array(spec: InputSpec, value: Any) -> np.ndarray:
             raise InputError(f"{where}: value {lo if lo < -(2**31) else hi} is outside the int32 range")
     if spec.dtype is dtypes.f32 and arr.dtype == object:
         arr = np.array(arr.tolist() if arr.shape else float(arr.item()), dtype=np.float64)
+    elif spec.dtype is dtypes.f32 and arr.dtype.kind in "iu":
+        arr = arr.astype(np.float64)  # through the double, as float(int) then f32 rounds it
     with np.errstate(over="ignore", invalid="ignore"):
         return np.ascontiguousarray(arr, dtype=want)
 
