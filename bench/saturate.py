@@ -162,7 +162,7 @@ def indexing(count: int, budgets: list[int]) -> None:
             same += size == g.size
             larger += size > g.size
             rng = random.Random(k)
-            ranges = {r.arg: rng.randrange(r.src[0].arg) for r in ie.ranges}
+            ranges = {(r.arg, r.src[0].arg): rng.randrange(r.src[0].arg) for r in ie.ranges}
             params = {p.arg.slot: rng.randint(-100, 100) for p in ie.params}
             unsound += bool(check_sound(s.egraph, params, ranges))
         print(

@@ -12,11 +12,14 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from eqsat_uopc.corpus import index_expressions, load_caviar
 from eqsat_uopc.greedy import simplify
 from eqsat_uopc.saturate import saturate
 from eqsat_uopc.saturate.check import check_sound
+from tests.strategies import inputs_for, programs, range_bindings
 
 CAVIAR = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "caviar_dev.jsonl"
 ENTRIES = load_caviar(CAVIAR) if CAVIAR.exists() else []
@@ -64,7 +67,19 @@ def test_index_expressions_sound(k: int) -> None:
     s = saturate(ie.program, rules="default", node_budget=3_000, iter_limit=10)
     rng = random.Random(k)
     for _ in range(4):
-        ranges = {r.arg: rng.randrange(r.src[0].arg) for r in ie.ranges}
+        ranges = {(r.arg, r.src[0].arg): rng.randrange(r.src[0].arg) for r in ie.ranges}
         params = {p.arg.slot: rng.randint(-100, 100) for p in ie.params}
         assert check_sound(s.egraph, params, ranges) == []
     assert s.equivalent(ie.program, simplify(ie.program)) or s.report.stop_reason != "saturated"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_random_programs_sound(data) -> None:
+    """Random scalar programs (every ALU op, i32/bool/f32, RANGEs): the saturated e-graph is sound."""
+    p = data.draw(programs(shaped=False, calls=False, ranges=True, max_ops=8))
+    s = saturate(p, rules="default", node_budget=1_500, iter_limit=8)
+    for _ in range(3):
+        params = data.draw(inputs_for(p))
+        ranges = data.draw(range_bindings(p))
+        assert check_sound(s.egraph, params, {(r.arg, r.src[0].arg): v for r, v in ranges.items()}) == []

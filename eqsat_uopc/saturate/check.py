@@ -4,7 +4,7 @@ An e-graph is sound on an input when every e-node of every e-class evaluates (wi
 int32 wraparound) to the class's value, the children taking their classes' values. By induction
 that covers every term the e-graph represents, so it is stronger than comparing a few extracted
 members. Class values come from an acyclic choice of one e-node per class (Kahn order over the
-children). Scalar ops only: PARAMs take the input's values, RANGEs a value per identifier; a node
+children). Scalar ops only: PARAMs take the input's values, RANGEs a value per (identifier, extent); a node
 whose value is unknown (STACK, INDEX, CALL, movement) or undefined (exec_alu returns None: division
 by zero, ...) leaves its class unknown there, and unknown values are never compared.
 """
@@ -16,6 +16,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from eqsat_uopc.dtype import dtypes, truncate
 from eqsat_uopc.extract.egraph import ClassId, EGraph, ENode
 from eqsat_uopc.ops import ALU, Ops
 from eqsat_uopc.semantics import exec_alu
@@ -44,12 +45,12 @@ def _eval(
     node: ENode, kids: list[Any], dtype: Any, params: Mapping[int, Any], ranges: Mapping[Any, int]
 ) -> Any:
     op = node.op
-    if op is Ops.CONST:
-        return node.arg
+    if op is Ops.CONST:  # an f32 CONST may hold a double (16777217.0): its value is the f32 it rounds to
+        return truncate(dtypes.f32, node.arg) if isinstance(node.arg, float) else node.arg
     if op is Ops.PARAM:
         return params.get(node.arg.slot) if not node.arg.shape else None
     if op is Ops.RANGE:
-        return ranges.get(node.arg)
+        return ranges.get((node.arg, kids[0]))
     if op in ALU and all(k is not None for k in kids):
         return exec_alu(op, dtype, kids)
     return None
@@ -58,7 +59,10 @@ def _eval(
 def check_sound(
     egraph: EGraph, params: Mapping[int, Any], ranges: Mapping[Any, int] | None = None
 ) -> list[Disagreement]:
-    """Every e-node whose value on (params, ranges) differs from its e-class's value."""
+    """Every e-node whose value on (params, ranges) differs from its e-class's value.
+
+    params: {PARAM slot: value}; ranges: {(RANGE identifier, extent): value}.
+    """
     ranges = ranges or {}
     parents: dict[ClassId, list[tuple[ClassId, ENode, int]]] = {}
     pending: dict[tuple[ClassId, int], int] = {}
