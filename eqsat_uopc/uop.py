@@ -144,6 +144,12 @@ class UOp:
         raise AttributeError("UOp is immutable")
 
     def __reduce__(self):
+        # Shallow nodes pickle as their constructor call (pickle's memo shares common subgraphs);
+        # deep ones as a flat table of rows, because pickle itself recurses once per level.
+        if _depth_at_least(self, _PICKLE_DEPTH):
+            order = self.toposort()
+            index = {u: i for i, u in enumerate(order)}
+            return (_from_rows, (tuple((u.op, tuple(index[s] for s in u.src), u.arg) for u in order),))
         return (UOp, (self.op, self.src, self.arg))
 
     def __bool__(self) -> bool:
@@ -368,6 +374,32 @@ def rebuild(root: UOp, replace: Callable[[UOp], UOp | None], enter_call_bodies: 
             src = tuple(new[s] for s in u.src)
         new[u] = u if all(a is b for a, b in zip(src, u.src, strict=True)) else u.replace(src=src)
     return new[root]
+
+
+_PICKLE_DEPTH = 100
+
+
+def _depth_at_least(root: UOp, limit: int) -> bool:
+    """Whether some path from root down to a leaf has `limit` nodes (iterative, stops early)."""
+    best: dict[UOp, int] = {}  # node -> deepest level it was reached at
+    stack = [(root, 1)]
+    while stack:
+        u, level = stack.pop()
+        if level >= limit:
+            return True
+        if best.get(u, 0) >= level:
+            continue
+        best[u] = level
+        stack.extend((s, level + 1) for s in u.src)
+    return False
+
+
+def _from_rows(rows: tuple[tuple[Ops, tuple[int, ...], Any], ...]) -> UOp:
+    """The inverse of a deep node's __reduce__: rows (op, source row numbers, arg) in toposort order."""
+    built: list[UOp] = []
+    for op, srcs, arg in rows:
+        built.append(UOp(op, tuple(built[i] for i in srcs), arg))
+    return built[-1]
 
 
 def call_params(body: UOp) -> list[UOp]:

@@ -410,6 +410,7 @@ def test_deep_chain_toposort_substitute_call_params():
     )
     body = x.call(7, name="deep")  # type checking a CALL walks the body too
     assert body.dtype is dtypes.i32
+    assert pickle.loads(pickle.dumps(body)) is body  # pickling is iterative too
 
 
 def test_deep_stack_and_call_nesting():
