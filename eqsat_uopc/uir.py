@@ -15,8 +15,9 @@ Spellings, op by op (op names are the Ops names in lower case):
 
     const 5                               a CONST as the root; everywhere else a CONST is inlined
     param : slot=0 dtype=f32 shape=(3,) addrspace=global    shape and addrspace only when set
-    add %0, 1        mul, max, cmplt, cmpne, floordiv, floormod: binary ALU ops
-    where %2, 1, 0   recip, exp2, log2, sqrt, sin %0: unary ALU ops
+    add %0, 1                             also mul, max, cmplt, cmpne, floordiv, floormod
+    sqrt %0                               also recip, exp2, log2, sin
+    where %2, 1, 0                        the condition, then the two branches
     cast %2 : dtype=i32
     stack 1.0, 2.0, 3.0                   elements, first axis
     index %0, 1, %3                       the value, then one i32 index per leading axis
@@ -29,8 +30,8 @@ Spellings, op by op (op names are the Ops names in lower case):
 Literals: ints `7` `-3` (i32); floats always look like floats, as Python's repr prints them (`2.0`,
 `1e+20`, `-0.0`, `nan`, `inf`, `-inf`) (f32); `true` / `false` (bool). A literal has its own dtype:
 `mul %1, 2` with an f32 %1 is a type error that says to write `2.0`. Shapes and orders are tuples
-of ints, `()` and `(3,)` included. Identifiers (name=, id=, addrspace=) are bare words
-(`[A-Za-z_][A-Za-z0-9_.]*`), JSON strings (`"a b"`), ints (id= only) or tuples of those.
+of ints, `()` and `(3,)` included. Identifiers (name=, id=) are bare words (`[A-Za-z_][A-Za-z0-9_.]*`,
+read as str), JSON strings (`"a b"`), ints, or tuples of those; addrspace= is a word or a string.
 
 Parsing accepts more than the printer writes:
   - blank lines and `#` comments anywhere; `%N` names are any `%[A-Za-z0-9_]+`, defined once each,
