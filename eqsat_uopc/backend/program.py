@@ -130,6 +130,7 @@ class CompiledProgram:
         self.dtype: DType = rendered.dtype
         self.shape: tuple[int, ...] = rendered.shape
         self._work_bytes = rendered.work_bytes
+        self._out_dtype = _NP[self.dtype.name]
         self._local = threading.local()
         key = str(library_path)
         with _load_lock:
@@ -175,12 +176,18 @@ class CompiledProgram:
 
     def run_array(self, *inputs: Any) -> np.ndarray:
         """The raw result as a numpy array of the program's shape (no conversion to lists)."""
-        self._check_count(inputs)
+        if len(inputs) != len(self.inputs):
+            self._check_count(inputs)
+        scratch = self._scratch()
+        # the list keeps converted arrays alive during the call
         arrays = [to_input_array(s, v) for s, v in zip(self.inputs, inputs, strict=True)]
-        out, status = self._call(arrays, 1)
-        if status[0, 0]:
-            raise status_error(int(status[0, 0]), tuple(int(x) for x in status[0, 1:]))
-        return out[0]
+        for k, arr in enumerate(arrays):
+            scratch.ptrs[k] = arr.ctypes.data
+        out = np.empty(self.shape, self._out_dtype)
+        if self._fn(1, scratch.ptrs, out.ctypes.data, scratch.work_ptr, scratch.status_ptr):
+            code, *detail = scratch.status[0].tolist()
+            raise status_error(code, tuple(detail))
+        return out
 
     def __call__(self, *inputs: Any) -> Any:
         return _to_python(self.run_array(*inputs))
