@@ -24,7 +24,17 @@ from .greedy import (
 )
 from .ops import ALU, Ops
 from .semantics import exec_alu
-from .uir import UirError, load_example, load_uir, parse_uir, to_uir, uir_line
+from .uir import (
+    Example,
+    UirError,
+    expected_value,
+    load_example,
+    load_uir,
+    parse_uir,
+    read_example,
+    to_uir,
+    uir_line,
+)
 from .uop import ParamArg, UOp, UOpError, call_params
 from .values import bind_params, literal, same_value
 
@@ -34,6 +44,7 @@ __all__ = [
     "CorpusEntry",
     "CorpusError",
     "DType",
+    "Example",
     "Ops",
     "ParamArg",
     "PatternMatcher",
@@ -49,6 +60,7 @@ __all__ = [
     "dtypes",
     "evaluate",
     "exec_alu",
+    "expected_value",
     "fold",
     "graph_rewrite",
     "graph_rewrite_topdown",
@@ -59,6 +71,7 @@ __all__ = [
     "load_example",
     "load_uir",
     "parse_uir",
+    "read_example",
     "run",
     "same_value",
     "simplify",
