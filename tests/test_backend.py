@@ -208,6 +208,18 @@ def test_symbolic_index_and_its_bounds():
     assert compile_c(table.index(i))(1) == [4, 5, 6]
 
 
+def test_an_out_of_bounds_index_is_an_error_even_in_an_unselected_branch():
+    # as in run, which evaluates the INDEX (and raises IndexError) before it reaches the WHERE
+    c, i = p(0, boolean), p(1)
+    prog = c.where(UOp.stack(1, 2, 3).index(i), 0)
+    with pytest.raises(IndexError):
+        run(bind_params(prog, {0: False, 1: 5}))
+    with pytest.raises(
+        IndexOutOfBoundsError, match=r"^INDEX at %3: index 5 out of bounds for axis 0 of size 3$"
+    ):
+        compile_c(prog)(False, 5)
+
+
 def test_index_by_an_undefined_value_is_undefined_not_out_of_bounds():
     i, d = p(0), p(1)
     prog = compile_c(UOp.stack(1, 2, 3).index(i // d))
