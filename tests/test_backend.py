@@ -396,6 +396,14 @@ def test_large_tensors_agree_with_the_reference():
     assert same(compile_c(prog)(*inputs), evaluate_reference(prog, *inputs))
 
 
+def test_time_runs_the_program_in_c_and_reports_seconds_per_run():
+    prog = compile_c(p(0, f32, (1000,)) * 2.0 + 1.0)
+    seconds = prog.time(np.ones(1000, np.float32), number=10, repeat=3)
+    assert isinstance(seconds, float) and seconds > 0.0
+    with pytest.raises(UndefinedBehaviorError, match=r"^FLOORDIV by zero at %2$"):
+        compile_c(p(0) // p(1)).time(1, 0, number=3)
+
+
 def test_a_deep_chain_renders_and_runs():
     u = p(0)
     for k in range(1500):

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import ctypes
 import math
+import statistics
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -136,10 +138,11 @@ class CompiledProgram:
         with _load_lock:
             if key not in _loaded:
                 _loaded[key] = ctypes.CDLL(key)
-        fn = getattr(_loaded[key], rendered.symbol)
-        fn.restype = ctypes.c_int32
-        fn.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-        self._fn = fn
+        argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        self._fn = getattr(_loaded[key], rendered.symbol)
+        self._repeat = getattr(_loaded[key], rendered.symbol + "_repeat")
+        for fn in (self._fn, self._repeat):
+            fn.restype, fn.argtypes = ctypes.c_int32, argtypes
 
     def __repr__(self) -> str:
         sig = ", ".join(s.describe() for s in self.inputs)
@@ -188,6 +191,25 @@ class CompiledProgram:
             code, *detail = scratch.status[0].tolist()
             raise status_error(code, tuple(detail))
         return out
+
+    def time(self, *inputs: Any, number: int = 100, repeat: int = 5) -> float:
+        """Seconds per run on these inputs: the median of `repeat` rounds of `number` runs looped
+        in C (no Python or ctypes overhead per run), for calibrating a latency cost model."""
+        self._check_count(inputs)
+        scratch = self._scratch()
+        arrays = [to_input_array(s, v) for s, v in zip(self.inputs, inputs, strict=True)]
+        for k, arr in enumerate(arrays):
+            scratch.ptrs[k] = arr.ctypes.data
+        out = np.empty(self.shape, self._out_dtype)
+        rounds = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            failed = self._repeat(number, scratch.ptrs, out.ctypes.data, scratch.work_ptr, scratch.status_ptr)
+            rounds.append((time.perf_counter() - start) / number)
+            if failed:
+                code, *detail = scratch.status[0].tolist()
+                raise status_error(code, tuple(detail))
+        return statistics.median(rounds)
 
     def __call__(self, *inputs: Any) -> Any:
         return _to_python(self.run_array(*inputs))

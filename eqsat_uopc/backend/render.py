@@ -580,10 +580,11 @@ def render(program: UOp, symbol: str = "uopc_run") -> Rendered:
         ptr_t = c_type(s.dtype)
         calls.append(f"(const {ptr_t} *)inputs[{s.slot}] + b * {prod(s.shape)}")
     calls += [f"({rt} *)out + b * {prod(lw.root.shape)}", "work", "st + 1"]
+    signature = "int64_t n, const void *const *inputs, void *out, void *work, int32_t *status"
     entry = [
         "/* Runs the program on n input sets laid out one after another; status[4 * b] is the code",
         "   of set b (0: defined), status[4 * b + 1 ..] the details of a bounds error. */",
-        f"int32_t {symbol}(int64_t n, const void *const *inputs, void *out, void *work, int32_t *status) {{",
+        f"int32_t {symbol}({signature}) {{",
         "  int32_t failed = 0;",
         "  for (int64_t b = 0; b < n; b++) {",
         "    int32_t *st = status + 4 * b;",
@@ -592,9 +593,20 @@ def render(program: UOp, symbol: str = "uopc_run") -> Rendered:
         "  }",
         "  return failed;",
         "}",
+        "",
+        "/* Runs the program n times on input set 0, for timing; status[0] is the last run's code. */",
+        f"int32_t {symbol}_repeat({signature}) {{",
+        "  const int64_t b = 0;",
+        "  for (int64_t r = 0; r < n; r++) {",
+        "    int32_t *st = status;",
+        f"    st[0] = {symbol}_kernel({', '.join(calls)});",
+        "  }",
+        "  return status[0] != 0;",
+        "}",
     ]
     if not used:
         entry.insert(3, "  (void)inputs;")
+        entry.insert(entry.index("  const int64_t b = 0;"), "  (void)inputs;")
     unused = "  (void)work; (void)detail; /* not every program needs them */"
     body = "\n".join([f"{head} {{", unused, *em.lines, "}", "", *entry, ""])
     return Rendered(PRELUDE + "\n" + body, body, symbol, lw.inputs, em.work, lw.root.dtype, lw.root.shape, lw)
