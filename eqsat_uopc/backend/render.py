@@ -598,6 +598,7 @@ def render(program: UOp, symbol: str = "uopc_run") -> Rendered:
         f"int32_t {symbol}_repeat({signature}) {{",
         "  const int64_t b = 0;",
         "  for (int64_t r = 0; r < n; r++) {",
+        '    __asm__ volatile("" ::: "memory"); /* inputs may have changed: no run is hoisted away */',
         "    int32_t *st = status;",
         f"    st[0] = {symbol}_kernel({', '.join(calls)});",
         "  }",

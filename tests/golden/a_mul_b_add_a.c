@@ -82,6 +82,7 @@ int32_t uopc_run(int64_t n, const void *const *inputs, void *out, void *work, in
 int32_t uopc_run_repeat(int64_t n, const void *const *inputs, void *out, void *work, int32_t *status) {
   const int64_t b = 0;
   for (int64_t r = 0; r < n; r++) {
+    __asm__ volatile("" ::: "memory"); /* inputs may have changed: no run is hoisted away */
     int32_t *st = status;
     st[0] = uopc_run_kernel((const float *)inputs[0] + b * 4, (const float *)inputs[1] + b * 4, (float *)out + b * 4, work, st + 1);
   }

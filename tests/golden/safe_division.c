@@ -88,6 +88,7 @@ int32_t uopc_run(int64_t n, const void *const *inputs, void *out, void *work, in
 int32_t uopc_run_repeat(int64_t n, const void *const *inputs, void *out, void *work, int32_t *status) {
   const int64_t b = 0;
   for (int64_t r = 0; r < n; r++) {
+    __asm__ volatile("" ::: "memory"); /* inputs may have changed: no run is hoisted away */
     int32_t *st = status;
     st[0] = uopc_run_kernel((const int32_t *)inputs[0] + b * 1, (const int32_t *)inputs[1] + b * 1, (int32_t *)out + b * 1, work, st + 1);
   }
