@@ -151,16 +151,28 @@ def rule_set(name: str) -> RuleSet:
         raise KeyError(f"unknown rule set {name!r} (known: {', '.join(RULE_SETS)})") from None
 
 
-def egglog_program(rs: RuleSet, int_semantics: str) -> tuple[str, str]:
-    """The egglog text declaring rs's rules, and the name of the combined ruleset to run."""
-    texts, rulesets = [], []
+def egglog_program(rs: RuleSet, int_semantics: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The egglog text declaring rs's rules, each in a ruleset of its own, and the units to run.
+
+    A unit is (egglog ruleset, rule name): one rule, or the two directions of a birewrite. The
+    runner's back-off scheduler bans and runs units one by one. Only the rules int_semantics selects
+    are units; the others are declared but never run.
+    """
+    texts, units = [], []
+    skip = "_noovf" if int_semantics == "wrap" else "_guarded"
+    counter = [0]
+
+    def one_ruleset(m: re.Match) -> str:
+        ruleset, name = m.group(1), m.group(2)
+        unit = f"u{counter[0]}"
+        counter[0] += 1
+        texts.append(f"(ruleset {unit})")
+        if not ruleset.endswith(skip):
+            units.append((unit, name))
+        return f':ruleset {unit} :name "{name}"'
+
     for f in rs.families:
-        fam = FAMILIES[f]
-        if fam.egg:
-            texts.append(fam.egg)
-        rulesets += fam.rulesets(int_semantics)
-    if rulesets:
-        texts.append(f"(unstable-combined-ruleset saturate {' '.join(rulesets)})")
-    else:
-        texts.append("(ruleset saturate)")
-    return "\n".join(texts), "saturate"
+        egg = FAMILIES[f].egg
+        if egg:
+            texts.append(_RULE_RE.sub(one_ruleset, egg))
+    return "\n".join(texts), tuple(units)

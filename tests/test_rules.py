@@ -228,9 +228,13 @@ def test_rule_sets() -> None:
     assert rule_set("run").families[-1] == "evaluate"
     with pytest.raises(KeyError, match="unknown rule set 'x'"):
         rule_set("x")
-    text, name = egglog_program(rule_set("symbolic"), "wrap")
-    assert name == "saturate"
-    assert "divmod_guarded" in text.splitlines()[-1] and "divmod_noovf" not in text.splitlines()[-1]
-    text, _ = egglog_program(rule_set("symbolic"), "no_overflow")
-    assert "divmod_noovf" in text.splitlines()[-1] and "divmod_guarded" not in text.splitlines()[-1]
+    text, units = egglog_program(rule_set("symbolic"), "wrap")
+    names = [n for _, n in units]
+    assert "divmod/div-sum-term" in names and len(names) == len(rule_set("symbolic").rules("wrap")) - 4
+    assert all(f"(ruleset {u})" in text for u, _ in units)  # one ruleset per rule: the scheduler's unit
+    text_no, units_no = egglog_program(rule_set("symbolic"), "no_overflow")
+    assert text_no == text  # the same declarations; the units differ
+    guarded = {u for u, n in units if n == "divmod/div-sum-term"}
+    unguarded = {u for u, n in units_no if n == "divmod/div-sum-term"}
+    assert len(guarded) == len(unguarded) == 1 and guarded != unguarded
     assert [r.semantics for r in rule_set("run").rules("wrap")].count("no_overflow") == 11

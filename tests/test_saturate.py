@@ -180,3 +180,17 @@ def test_closed_programs_saturate_to_run(p: UOp) -> None:
     s = saturate(p, rules="run", node_budget=20_000)
     if _is_literal(value):  # run leaves what C leaves undefined (1 // 0) unevaluated
         assert s.literal() is not None and s.equivalent(p, value)
+
+
+def test_time_limit() -> None:
+    s = saturate(_add_chain(16), rules="ac", node_budget=10**6, time_limit=1e-9)
+    assert s.report.stop_reason == StopReason.TIME_LIMIT
+    assert s.report.iterations == 0
+    assert s.report.enodes == [31]
+
+
+def test_backoff_bans_the_exploding_rule() -> None:
+    # unbudgeted, one more iteration of associativity takes 2,136 e-nodes to 33,708; back-off bans it
+    s = saturate(_add_chain(16), rules="ac", node_budget=50_000, iter_limit=8)
+    assert s.report.enodes == [31, 74, 286, 2136, 3300, 3300, 3300, 3300, 3300]
+    assert s.report.stop_reason == StopReason.ITER_LIMIT

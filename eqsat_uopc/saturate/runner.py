@@ -1,8 +1,8 @@
 """saturate(): lower a program into egglog, run a rule set under budgets, hand back a Saturation.
 
-One iteration is one egglog step of the rule set under a persistent back-off scheduler (egglog's
-`back-off`, kept across iterations: a rule that matches too much is banned for a while, with
-doubling thresholds, as egg's BackoffScheduler), then the Python folding step. Before each
+One iteration is one egglog step of the rule set under a persistent back-off scheduler
+(scheduler.py: a rule that matches too much is banned for a while, with doubling thresholds, as
+egg's BackoffScheduler), then the Python folding step. Before each
 iteration the runner `push`es the egglog e-graph (and checkpoints its own tables); after it, it
 reads the size. An iteration that leaves more e-nodes than the budget is undone (`pop`) and the
 run stops with "node_budget": the e-graph extraction sees never has more than `node_budget`
@@ -29,7 +29,8 @@ from .fold import FoldStep
 from .lower import Lowerer
 from .raising import raise_choice
 from .report import SaturationReport, StopReason
-from .serialize import Snapshot
+from .scheduler import BackoffScheduler
+from .serialize import Snapshot, count
 from .terms import SCHEMA
 
 __all__ = [
@@ -129,13 +130,11 @@ class Saturation:
         self._snapshot: Snapshot | None = None
         start = time.perf_counter()
         eg = self._eg = bindings.EGraph(num_threads=1)
-        rules_text, self._ruleset = egglog_program(rs, int_semantics)
+        rules_text, units = egglog_program(rs, int_semantics)
         eg.parse_and_run_program(SCHEMA + rules_text)
+        self._scheduler = BackoffScheduler.of(units, MATCH_LIMIT, BAN_LENGTH)
         self.report.egglog_time = time.perf_counter() - start
         t_lower = time.perf_counter()
-        eg.parse_and_run_program(
-            f"(let-scheduler $backoff (back-off :match-limit {MATCH_LIMIT} :ban-length {BAN_LENGTH}))"
-        )
         self._lowerer = Lowerer(eg)
         self._root = self._lowerer.lower(program)
         self._lowerer.flush()
@@ -153,9 +152,18 @@ class Saturation:
         self.report.raise_time += time.perf_counter() - t
         return snap
 
+    def _size(self) -> tuple[int, int]:
+        """(e-nodes, e-classes) now; a full snapshot only if one is at hand."""
+        if self._snapshot is not None:
+            return self._snapshot.num_enodes, self._snapshot.num_eclasses
+        t = time.perf_counter()
+        size = count(self._eg)
+        self.report.raise_time += time.perf_counter() - t
+        return size
+
     def _run(self, start: float) -> None:
         rep, eg = self.report, self._eg
-        has_rules = bool(self._egglog_rulesets())
+        sched = self._scheduler
         while True:
             if rep.iterations >= rep.iter_limit:
                 rep.stop_reason = StopReason.ITER_LIMIT
@@ -164,34 +172,42 @@ class Saturation:
                 rep.stop_reason = StopReason.TIME_LIMIT
                 return
             before = (rep.enodes[-1], rep.eclasses[-1])
-            eg.parse_and_run_program("(push)")
-            cp = (self._lowerer.checkpoint(), self._fold.checkpoint())
-            changed, can_stop = False, True
-            if has_rules:
+            changed = False
+            if sched.units:
                 t = time.perf_counter()
-                out = eg.parse_and_run_program(f"(run-schedule (run-with $backoff {self._ruleset}))")
+                run_name, decl = sched.combined(sched.active())
+                if decl is not None:
+                    eg.parse_and_run_program(decl)
+                rep.egglog_time += time.perf_counter() - t
+            eg.parse_and_run_program("(push)")
+            cp = (self._lowerer.checkpoint(), self._fold.checkpoint(), sched.state(), sched.iteration)
+            if sched.units:
+                t = time.perf_counter()
+                out = eg.parse_and_run_program(f"(run {run_name} 1)")
                 rep.egglog_time += time.perf_counter() - t
                 report = out[0].report
-                changed, can_stop = report.updated, report.can_stop
+                changed = report.updated
+                sched.record(report.num_matches_per_rule)
                 for name, n in report.num_matches_per_rule.items():
                     rep.matches[name] = rep.matches.get(name, 0) + n
-            snap = self._read() if (changed or self._snapshot is None) else self._snapshot
+            if changed:
+                self._snapshot = None
             if self._fold.active:
+                snap = self._current()
                 t = time.perf_counter()
-                unions = self._fold(snap)
-                if unions:
+                if self._fold(snap):
                     self._lowerer.flush()
+                    self._snapshot = None
                 rep.fold_time += time.perf_counter() - t
-                if unions:
-                    snap = self._read()
             for name, k in self._fold.matches.items():
                 rep.matches[name] = rep.matches.get(name, 0) + k
             self._fold.matches.clear()
-            size = (snap.num_enodes, snap.num_eclasses)
+            size = self._size()
             if size[0] > rep.node_budget:
                 eg.parse_and_run_program("(pop)")
                 self._lowerer.rollback(cp[0])
                 self._fold.rollback(cp[1])
+                sched.restore(cp[2], cp[3])
                 self._snapshot = None
                 rep.rolled_back, rep.overshoot = True, size[0]
                 rep.stop_reason = StopReason.NODE_BUDGET
@@ -199,16 +215,9 @@ class Saturation:
             rep.iterations += 1
             rep.enodes.append(size[0])
             rep.eclasses.append(size[1])
-            if size == before and not changed and can_stop:
+            if size == before and not changed and not sched.any_banned:
                 rep.stop_reason = StopReason.SATURATED
                 return
-
-    def _egglog_rulesets(self) -> tuple[str, ...]:
-        from eqsat_uopc.rules import FAMILIES
-
-        return tuple(
-            r for f in self.rule_set.families for r in FAMILIES[f].rulesets(self.report.int_semantics)
-        )
 
     # -- reading the result
     def _current(self) -> Snapshot:

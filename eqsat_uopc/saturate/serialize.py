@@ -31,11 +31,12 @@ from eqsat_uopc.ops import Ops
 from .errors import SaturationError
 from .terms import KINDS, OP_OF, parse_type
 
-__all__ = ["EgglogExtractor", "SNode", "Snapshot"]
+__all__ = ["EgglogExtractor", "SNode", "Snapshot", "count"]
 
 _CONST_TYPE = {"Int": "i32", "Bool": "bool", "Flt": "f32", "Dbl": "f32"}
 _KEYED = {k.ctor for k in KINDS.values() if "k" in k.fields}
 _LISTED = {k.ctor for k in KINDS.values() if "l" in k.fields}
+_OP_CTORS = (*_CONST_TYPE, *OP_OF)
 
 
 class SNode(NamedTuple):
@@ -57,6 +58,20 @@ class SNode(NamedTuple):
         if self.ctor == "Dbl":
             return struct.unpack("<d", struct.pack("<q", self.prim))[0]
         return self.prim
+
+
+def count(egraph: bindings.EGraph) -> tuple[int, int]:
+    """(UOp e-nodes, UOp e-classes) of the live e-graph, without indexing it."""
+    funcs = egraph.freeze().functions
+    outputs: set[bindings.Value] = set()
+    n = 0
+    for ctor in _OP_CTORS:
+        f = funcs.get(ctor)
+        if f is not None:
+            rows = f.rows
+            n += len(rows)
+            outputs.update(r.output for r in rows)
+    return n, len(outputs)
 
 
 class Snapshot:
