@@ -161,7 +161,7 @@ def test_scalar_alu_programs_agree_with_reference_and_run():
 
 def test_larger_shaped_programs_with_calls_agree_with_reference_and_run():
     # deeper DAGs: fused elementwise chains, views of views, REDUCE of movement ops, nested CALLs
-    strategy = programs(shaped=True, calls=True, ranges=True, max_ops=20, max_leaves=6)
+    strategy = programs(shaped=True, calls=True, ranges=True, max_ops=20, max_leaves=6, exact=False)
     cases = collect_cases(strategy, n_programs=150, n_inputs=10)
     counts = check_cases(cases, run_checks=3)
     assert counts["c_vs_reference"] >= 1400
