@@ -1,7 +1,8 @@
 """Reading egglog's e-graph back: a Snapshot (for the folding step) and the extractors' EGraph.
 
 `Snapshot` freezes the live egglog e-graph once and indexes it: every UOp-valued e-class (keyed by
-egglog's canonical Value) with its e-nodes (constructor, type string, payload, child e-classes in
+egglog's canonical Value) with its e-nodes (subsumed ones left out: a rule marked the left-hand side
+it replaced as not worth matching or extracting) (constructor, type string, payload, child e-classes in
 UOp source order, OpLists flattened), and the `(N id)` names the lowering gave to classes.
 
 `to_egraph` turns a snapshot into `eqsat_uopc.extract.EGraph`: one EClass per UOp-valued e-class
@@ -64,14 +65,32 @@ def count(egraph: bindings.EGraph) -> tuple[int, int]:
     """(UOp e-nodes, UOp e-classes) of the live e-graph, without indexing it."""
     funcs = egraph.freeze().functions
     outputs: set[bindings.Value] = set()
+    hidden: list[bindings.Value] = []
     n = 0
     for ctor in _OP_CTORS:
         f = funcs.get(ctor)
         if f is not None:
-            rows = f.rows
-            n += len(rows)
-            outputs.update(r.output for r in rows)
-    return n, len(outputs)
+            live = [r.output for r in f.rows if not r.subsumed]
+            if len(live) < len(f.rows):
+                hidden += [r.output for r in f.rows if r.subsumed]
+            n += len(live)
+            outputs.update(live)
+    orphans = [
+        v for v in hidden if v not in outputs
+    ]  # as Snapshot: a class with only subsumed e-nodes keeps them
+    return n + len(orphans), len(outputs | set(orphans))
+
+
+def _snode(ctor: str, row: Any, s: Any, to_int: Any, to_bool: Any, flat: Any) -> SNode:
+    """One row as an SNode (the slow path, for the few subsumed rows that are kept)."""
+    if ctor in _CONST_TYPE:
+        return SNode(ctor, _CONST_TYPE[ctor], (to_bool if ctor == "Bool" else to_int)(row.inputs[0]), ())
+    ins = row.inputs
+    keyed = ctor in _KEYED
+    prim = to_int(ins[-1]) if keyed else None
+    rest = ins[1:-1] if keyed else ins[1:]
+    kids = (*rest[:-1], *flat(rest[-1])) if ctor in _LISTED else tuple(rest)
+    return SNode(ctor, s(ins[0]), prim, kids)
 
 
 class Snapshot:
@@ -108,6 +127,7 @@ class Snapshot:
             return lists[chain[0]] if chain else out
 
         classes: dict[bindings.Value, list[SNode]] = {}
+        hidden: list[tuple[str, Any]] = []  # subsumed rows: used only for a class that has nothing else
         by_ctor: dict[str, list[tuple[bindings.Value, SNode]]] = {}
         index: dict[tuple, bindings.Value] = {}
         for ctor, f in funcs.items():
@@ -116,6 +136,9 @@ class Snapshot:
                 t = _CONST_TYPE[ctor]
                 mine = by_ctor.setdefault(ctor, [])
                 for row in f.rows:
+                    if row.subsumed:
+                        hidden.append((ctor, row))
+                        continue
                     n = SNode(ctor, t, conv(row.inputs[0]), ())
                     classes.setdefault(row.output, []).append(n)
                     mine.append((row.output, n))
@@ -124,6 +147,9 @@ class Snapshot:
                 keyed, listed = ctor in _KEYED, ctor in _LISTED
                 mine = by_ctor.setdefault(ctor, [])
                 for row in f.rows:
+                    if row.subsumed:
+                        hidden.append((ctor, row))
+                        continue
                     ins = row.inputs
                     t = s(ins[0])
                     prim = to_int(ins[-1]) if keyed else None
@@ -136,6 +162,13 @@ class Snapshot:
                     classes.setdefault(row.output, []).append(n)
                     mine.append((row.output, n))
                     index[(ctor, t, prim, kids)] = row.output
+        orphans = {row.output for _, row in hidden if row.output not in classes}
+        for ctor, row in hidden:
+            if row.output in orphans:
+                n = _snode(ctor, row, s, to_int, to_bool, flat)
+                classes.setdefault(row.output, []).append(n)
+                by_ctor.setdefault(ctor, []).append((row.output, n))
+                index[(n.ctor, n.t, n.prim, n.kids)] = row.output
         names: dict[bindings.Value, int] = {}
         by_name: dict[int, bindings.Value] = {}
         for row in funcs["N"].rows:
