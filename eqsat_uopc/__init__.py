@@ -3,6 +3,7 @@
 This package root is the public API (DESIGN.md, "Public API"); submodules are implementation.
 """
 
+from .backend import CompiledProgram, compile_c, compile_many, render_c
 from .bounds import bounds, vmax, vmin
 from .corpus import CorpusEntry, CorpusError, index_expressions, load_caviar
 from .dtype import DType, dtypes, truncate
@@ -41,6 +42,7 @@ from .values import bind_params, literal, same_value
 __all__ = [
     "ALU",
     "INT_SEMANTICS",
+    "CompiledProgram",
     "CorpusEntry",
     "CorpusError",
     "DType",
@@ -57,6 +59,8 @@ __all__ = [
     "bind_params",
     "bounds",
     "call_params",
+    "compile_c",
+    "compile_many",
     "dtypes",
     "evaluate",
     "exec_alu",
@@ -72,6 +76,7 @@ __all__ = [
     "load_uir",
     "parse_uir",
     "read_example",
+    "render_c",
     "run",
     "same_value",
     "simplify",
