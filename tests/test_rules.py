@@ -8,6 +8,7 @@ A greedy rule with no counterpart is in UNCOVERED, with the reason.
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -17,6 +18,7 @@ from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import evaluate, run, symbolic
 from eqsat_uopc.ops import Ops
 from eqsat_uopc.saturate import saturate
+from eqsat_uopc.saturate.check import check_sound
 from eqsat_uopc.uop import UOp
 
 x, y = UOp.param(0), UOp.param(1)
@@ -220,7 +222,26 @@ def test_declarations() -> None:
     guarded = {r.name for f in FAMILIES.values() for r in f.rules if r.guarded}
     unguarded = {r.name for f in FAMILIES.values() for r in f.rules if r.ruleset.endswith("_noovf")}
     assert guarded == unguarded  # every no_overflow rule has a guarded twin for "wrap"
-    assert sorted(guarded)[:2] == ["comparisons/lt-add-const", "comparisons/lt-mul-const"]
+    assert sorted(guarded) == [
+        "comparisons/const-lt-add-const",
+        "comparisons/const-lt-mul-const",
+        "comparisons/const-lt-mul-const-negative",
+        "comparisons/lt-add-const",
+        "comparisons/lt-cancel",
+        "comparisons/lt-cancel-left",
+        "comparisons/lt-cancel-right",
+        "comparisons/lt-mul-cancel",
+        "comparisons/lt-mul-const",
+        "comparisons/lt-mul-const-negative",
+        "divmod/div-sum-const",
+        "divmod/div-sum-term",
+        "divmod/div-sum-term-right",
+        "divmod/div-term",
+        "divmod/mod-sum-const",
+        "divmod/mod-sum-term",
+        "divmod/mod-sum-term-right",
+        "divmod/mod-term",
+    ]
 
 
 def test_rule_sets() -> None:
@@ -237,4 +258,42 @@ def test_rule_sets() -> None:
     guarded = {u for u, n in units if n == "divmod/div-sum-term"}
     unguarded = {u for u, n in units_no if n == "divmod/div-sum-term"}
     assert len(guarded) == len(unguarded) == 1 and guarded != unguarded
-    assert [r.semantics for r in rule_set("run").rules("wrap")].count("no_overflow") == 11
+    assert [r.semantics for r in rule_set("run").rules("wrap")].count("no_overflow") == 18
+
+
+x2, x3 = UOp.param(1), UOp.param(7)
+b2 = UOp.param(4, dtypes.bool)
+# instances of the rules that have no greedy counterpart, checked against exec_alu on inputs
+EXTRA_INSTANCES = [
+    (x + x2).ne(x + x3),
+    x.ne(x + x2),
+    (x + x2).ne(x),
+    b.ne(b2).ne(b2),
+    b.where(c(True), c(False)),
+    b.where(c(False), c(True)),
+    (x + x2) < (x + x3),
+    x < x + x2,
+    x + x2 < x,
+    c(5) < x + 3,
+    c(-7) < x * 3,
+    c(7) < x * 3,
+    c(-1) < x * 3,
+    x * 3 < x2 * 3,
+    (x * 3) < -5,
+    f + -0.0,
+]
+
+
+@pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
+def test_rule_instances_sound(sem: str) -> None:
+    """Every member of every e-class agrees on inputs: small ones (no int32 overflow, the no_overflow
+    assumption holds) for both semantics, and extreme ones under wrap."""
+    rng = random.Random(sem)
+    for p in EXTRA_INSTANCES:
+        s = saturate(p, rules="default", int_semantics=sem, node_budget=3_000, iter_limit=10)
+        for lim in (6,) if sem == "no_overflow" else (6, 2**31):
+            for _ in range(25):
+                params = {k: rng.randint(-lim, lim - 1) for k in (0, 1, 7)}
+                params[2] = rng.choice([-0.0, 0.0, 1.5, float("inf")])
+                params |= {3: rng.random() < 0.5, 4: rng.random() < 0.5}
+                assert check_sound(s.egraph, params) == [], (p, params)
