@@ -109,6 +109,184 @@ def _cmd_render_c(args: argparse.Namespace) -> int:
     return 0
 
 
+# The command line's defaults are chosen to finish in seconds per program (an interactive tool and
+# corpus sweeps); the library's (eqsat_uopc.saturate.DEFAULT_*) allow larger e-graphs.
+CLI_NODE_BUDGET = 10_000
+CLI_ITER_LIMIT = 30
+CLI_TIME_LIMIT = 5.0
+
+
+def _saturation_options(p: argparse.ArgumentParser) -> None:
+    from .extract import COST_MODELS, EXTRACTORS
+    from .rules import RULE_SETS
+
+    p.add_argument("--cost", default="dag_size", choices=list(COST_MODELS), help="cost model")
+    p.add_argument("--budget", type=int, default=CLI_NODE_BUDGET, help="e-node budget of the e-graph")
+    p.add_argument("--iter-limit", type=int, default=CLI_ITER_LIMIT)
+    p.add_argument("--time-limit", type=float, default=CLI_TIME_LIMIT, help="saturation seconds")
+    p.add_argument("--extractor", default="auto", choices=["auto", *EXTRACTORS])
+    p.add_argument("--rules", default="default", choices=list(RULE_SETS), help="saturation rule set")
+    p.add_argument("--int-semantics", choices=("wrap", "no_overflow"), default="wrap")
+
+
+def _saturation_config(args: argparse.Namespace) -> dict:
+    return {
+        "cost": args.cost,
+        "node_budget": args.budget,
+        "iter_limit": args.iter_limit,
+        "time_limit": args.time_limit,
+        "extractor": args.extractor,
+        "rules": args.rules,
+        "int_semantics": args.int_semantics,
+    }
+
+
+def _cmd_optimize(args: argparse.Namespace) -> int:
+    from .optimize import optimize
+    from .uir import to_uir
+
+    program = _load(Path(args.file)).program
+    config = _saturation_config(args)
+    ext = optimize(program, config.pop("cost"), **config)
+    r = ext.report
+    if args.json:
+        report = {
+            "stop_reason": r.stop_reason.value,
+            "iterations": r.iterations,
+            "enodes": r.enodes,
+            "eclasses": r.eclasses,
+            "times": {
+                "egglog": r.egglog_time,
+                "fold": r.fold_time,
+                "lower": r.lower_time,
+                "raise": r.raise_time,
+            },
+        }
+        out = {
+            "program": to_uir(ext.program),
+            "cost_model": args.cost,
+            "cost": ext.cost,
+            "optimal": ext.optimal,
+        }
+        print(json.dumps({**out, "int_semantics": args.int_semantics, "report": report}))
+        return 0
+    print(to_uir(ext.program), end="")
+    proof = {True: "proved optimal", False: "not proved optimal", None: "optimality unknown"}[ext.optimal]
+    print(f"# cost ({args.cost}): {ext.cost:g}, {proof}; int semantics {args.int_semantics}")
+    print(
+        f"# saturation: {r.stop_reason.value} after {r.iterations} iterations; "
+        f"e-nodes per iteration {r.enodes}; egglog {r.egglog_time:.3f} s, folding {r.fold_time:.3f} s"
+    )
+    return 0
+
+
+def _compare_tasks(target: Path, limit: int | None) -> list:
+    """Sweep tasks for a .uir file, a directory of them, or a .jsonl corpus (Caviar S-expressions)."""
+    from .corpus import CorpusError, load_caviar
+    from .sweep import SweepTask
+    from .uir import to_uir
+
+    tasks = []
+    if target.suffix == ".jsonl" and target.is_file():
+        try:
+            entries = load_caviar(target)
+        except (CorpusError, ValueError) as e:
+            raise CliError(str(e)) from None
+        expect = {"true_on_all_samples": True, "false_on_all_samples": False, "mixed": None}
+        for e in entries[:limit]:
+            payload = {
+                "uir": to_uir(e.program),
+                "names": list(e.var_names),
+                "expected": expect[e.verdict],
+                "meta": {"verdict": e.verdict, "halide_proved": e.halide_simplifier_proved},
+            }
+            tasks.append(SweepTask(e.id, payload))
+        return tasks
+    for path in list(_uir_files(target))[:limit]:
+        tasks.append(SweepTask(str(path), {"uir": to_uir(_load(path).program)}))
+    return tasks
+
+
+_TABLE = (
+    ("program", "key", "{}"),
+    ("size", "size", "{}"),
+    ("greedy", "greedy_cost", "{:g}"),
+    ("saturated", "saturated_cost", "{:g}"),
+    ("ratio", "ratio", "{:.3f}"),
+    ("stop", "stop_reason", "{}"),
+    ("verdict", "verdict", "{}"),
+    ("seconds", "seconds", "{:.2f}"),
+)
+
+
+def _table(rows: list[dict], cost: str) -> str:
+    cells = [[h for h, _, _ in _TABLE]]
+    for r in rows:
+        if r["status"] != "ok":
+            cells.append([r["key"], "", "", "", "", r["status"], r["error"][:60], f"{r['seconds'] or 0:.2f}"])
+            continue
+        view = {**r, "greedy_cost": r[f"greedy_{cost}"], "saturated_cost": r[f"saturated_{cost}"]}
+        cells.append([fmt.format(view[k]) for _, k, fmt in _TABLE])
+    widths = [max(len(row[i]) for row in cells) for i in range(len(_TABLE))]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+    )
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    import csv
+
+    from .compare import compare, compare_job, summarize
+    from .sweep import sweep
+
+    target = Path(args.target)
+    config = {
+        **_saturation_config(args),
+        "verify": not args.no_verify,
+        "samples": args.samples,
+        "backends": tuple(b for b in args.backends.split(",") if b),
+        "prove": not args.no_prove,
+    }
+    if target.is_file() and target.suffix == ".uir" and not (args.json or args.csv or args.out):
+        print(compare(_load(target).program, **config))
+        return 0
+    tasks = _compare_tasks(target, args.limit)
+    for t in tasks:
+        t.payload["config"] = config
+    workers = 0 if len(tasks) == 1 else args.workers
+    rows = sweep(
+        tasks,
+        compare_job,
+        out=args.out,
+        workers=workers,
+        memory_limit_mb=args.memory_limit,
+        time_limit=args.task_time_limit,
+        scheduler=args.scheduler,
+    )
+    if args.out:  # the results file holds earlier runs' rows too: summarize them all
+        rows = [json.loads(line) for line in Path(args.out).read_text().splitlines() if line.strip()]
+    order = {t.key: i for i, t in enumerate(tasks)}
+    rows.sort(key=lambda r: order.get(r["key"], len(order)))
+    summary = {"int_semantics": args.int_semantics, "cost_model": args.cost, **summarize(rows)}
+    if args.csv:
+        fields = sorted({k for r in rows for k in r})
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields)
+            w.writeheader()
+            w.writerows(rows)
+    if args.json:
+        for r in rows:
+            print(json.dumps(r, sort_keys=True))
+        print(json.dumps({"summary": summary}, sort_keys=True))
+    else:
+        print(_table(rows, args.cost))
+        print()
+        for k, v in summary.items():
+            print(f"{k:>18}: {v}")
+    bugs = summary.get("saturated_wrong", 0) + summary["verdict"].get("refuted", 0)
+    return 1 if bugs else 0
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="eqsat-uopc", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -119,6 +297,29 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--input", action="append", default=[], metavar="JSON", help="a PARAM value, per slot")
     r.add_argument("--json", action="store_true", help="one JSON object per program")
     r.set_defaults(fn=_cmd_run)
+
+    o = sub.add_parser("optimize", help="saturate a .uir program and print the best equivalent")
+    o.add_argument("file")
+    _saturation_options(o)
+    o.add_argument("--json", action="store_true")
+    o.set_defaults(fn=_cmd_optimize)
+
+    m = sub.add_parser("compare", help="greedy vs saturated on a .uir file, a directory or a .jsonl corpus")
+    m.add_argument("target")
+    _saturation_options(m)
+    m.add_argument("--samples", type=int, default=100, help="random inputs per equivalence check")
+    m.add_argument("--backends", default="interpreter,c", help="evaluators for the random-input checks")
+    m.add_argument("--no-verify", action="store_true", help="skip the equivalence checks")
+    m.add_argument("--no-prove", action="store_true", help="skip the z3 proofs")
+    m.add_argument("--limit", type=int, default=None, help="only the first N programs")
+    m.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    m.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run on a Dask cluster")
+    m.add_argument("--memory-limit", type=int, default=4096, metavar="MB", help="per worker")
+    m.add_argument("--task-time-limit", type=float, default=120.0, metavar="S", help="per program")
+    m.add_argument("--out", default=None, help="JSON-lines results file, appended to and resumed from")
+    m.add_argument("--json", action="store_true", help="rows and summary as JSON lines")
+    m.add_argument("--csv", default=None, metavar="FILE", help="also write the rows as CSV")
+    m.set_defaults(fn=_cmd_compare)
 
     c = sub.add_parser("render-c", help="print the C the backend generates for a .uir program")
     c.add_argument("file")
@@ -135,6 +336,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except json.JSONDecodeError as e:
         print(f"eqsat-uopc: error: --input is not JSON: {e}", file=sys.stderr)
+        return 1
+    except (ValueError, LookupError, ArithmeticError) as e:  # a bad program or setting, said in one line
+        print(f"eqsat-uopc: error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
 
 

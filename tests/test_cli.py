@@ -59,3 +59,73 @@ def test_wrong_number_of_inputs(tmp_path, capsys):
 def test_console_script_usage_error_exit_code():
     r = subprocess.run([sys.executable, "-m", "eqsat_uopc.cli", "run"], capture_output=True, text=True)
     assert r.returncode == 2 and "the following arguments are required: target" in r.stderr
+
+
+def test_optimize_prints_the_best_program_and_its_report(capsys):
+    assert main(["optimize", str(EXAMPLES / "call_sq.uir")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "%0 = const 49"
+    assert out[1] == "# cost (dag_size): 1, proved optimal; int semantics wrap"
+    assert out[2].startswith("# saturation: saturated after ")
+
+
+def test_optimize_json_under_no_overflow(capsys):
+    args = ["optimize", str(EXAMPLES / "exercise8_divmod.uir"), "--int-semantics", "no_overflow", "--json"]
+    assert main(args) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["program"] == "%0 = param : slot=0 dtype=i32\n%1 = add %0, 2\n"
+    assert (got["cost"], got["cost_model"], got["int_semantics"]) == (3, "dag_size", "no_overflow")
+    assert (
+        got["report"]["stop_reason"] == "saturated"
+        and len(got["report"]["enodes"]) == 1 + got["report"]["iterations"]
+    )
+
+
+def test_optimize_under_wrap_does_not_apply_the_no_overflow_division_rule(capsys):
+    # ((x*4) + 8) // 4 -> x + 2 needs no_overflow: x*4 wraps for large x, and the interval analysis
+    # cannot rule it out for a full-range PARAM, so saturation under wrap keeps the division
+    assert main(["optimize", str(EXAMPLES / "exercise8_divmod.uir"), "--json"]) == 0
+    assert "floordiv" in json.loads(capsys.readouterr().out)["program"]
+
+
+def test_impossible_budget_is_one_line(capsys):
+    assert main(["optimize", str(EXAMPLES / "exercise8_divmod.uir"), "--budget", "2"]) == 1
+    assert capsys.readouterr().err == (
+        "eqsat-uopc: error: SaturationError: node_budget 2 is below the program's own size (6 nodes)\n"
+    )
+
+
+def test_unknown_cost_model_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["optimize", str(EXAMPLES / "call_sq.uir"), "--cost", "nope"])
+    assert exit_.value.code == 2 and "argument --cost: invalid choice: 'nope'" in capsys.readouterr().err
+
+
+def test_compare_one_file_prints_costs_and_verdicts(capsys):
+    assert main(["compare", str(EXAMPLES / "nested_calls.uir"), "--samples", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "saturated is smaller than greedy (ratio 0.100)" in out
+    assert "saturated vs input: equivalence (wrap): proved" in out
+    assert out.rstrip().endswith("%0 = const 72")
+
+
+def test_compare_corpus_json_csv_and_resume(tmp_path, capsys):
+    corpus = tmp_path / "c.jsonl"
+    lines = (Path(__file__).resolve().parents[2] / "shared/bench/caviar_dev.jsonl").read_text().splitlines()
+    corpus.write_text("\n".join(lines[:3]) + "\n")
+    out = tmp_path / "rows.jsonl"
+    args = ["compare", str(corpus), "--samples", "10", "--workers", "1", "--out", str(out), "--json"]
+    assert main([*args, "--csv", str(tmp_path / "rows.csv")]) == 0
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    rows, summary = printed[:-1], printed[-1]["summary"]
+    assert [r["key"] for r in rows] == [
+        "caviar/lasteval/L00003",
+        "caviar/lasteval/L00019",
+        "caviar/lasteval/L00020",
+    ]
+    assert summary["programs"] == 3 and summary["completed"] == 3
+    assert summary["saturated_wrong"] == 0 and summary["greedy_wrong"] == 0
+    assert len((tmp_path / "rows.csv").read_text().splitlines()) == 4
+    assert main(args) == 0  # resumed: nothing left to run, the file's rows are summarized again
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["summary"]["programs"] == 3
+    assert len(out.read_text().splitlines()) == 3

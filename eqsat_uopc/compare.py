@@ -1,0 +1,245 @@
+"""Greedy against saturation on the same program: costs, times, and whether the results are right.
+
+`compare` runs the chapter's greedy `simplify` and equality saturation + extraction on one program
+and reports, side by side: the cost of the input, the greedy result and the saturated result
+under every cost model; the wall time of each phase; the saturation report; whether the greedy
+result is in the root's e-class; and equivalence verdicts of both results against the input
+(random inputs through the reference evaluator, the interpreter and the C backend, and a z3
+proof for int/bool programs, under the integer semantics asked for).
+
+Note that greedy `symbolic` applies its `no_overflow` rules unconditionally (the chapter's rule
+set), so under int_semantics="wrap" a greedy result can be refuted where saturation's is not: that
+is a finding about the rules, reported as such.
+
+`compare_rows` / `summarize` turn comparisons of a corpus into flat rows and one summary, which
+the CLI prints as a table, JSON or CSV; `compare_job` is the picklable sweep job behind them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .extract import COST_MODELS, cost_of, costs_of
+from .greedy import simplify
+from .ops import Ops
+from .saturate import DEFAULT_ITER_LIMIT, DEFAULT_NODE_BUDGET, DEFAULT_TIME_LIMIT, SaturationReport, saturate
+from .uop import UOp
+from .verify import Verdict, check_equivalent
+
+__all__ = ["Comparison", "compare", "compare_job", "constant_value", "summarize"]
+
+
+def constant_value(u: UOp) -> Any:
+    """The value of a scalar CONST program, else None (a program that is not a constant)."""
+    return u.arg if u.op is Ops.CONST else None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Greedy and saturated results of one program, with costs, times and verdicts."""
+
+    program: UOp
+    greedy: UOp
+    saturated: UOp
+    cost_model: str
+    int_semantics: str
+    costs: dict[str, dict[str, float]]  # "input" | "greedy" | "saturated" -> cost model -> cost
+    times: dict[str, float]  # "greedy", "saturate", "extract", "verify" -> seconds
+    report: SaturationReport
+    optimal: bool | None
+    greedy_in_egraph: bool
+    verdict: Verdict | None  # saturated vs input
+    greedy_verdict: Verdict | None  # greedy vs input
+    names: Mapping[int, str] | None = field(default=None, repr=False)
+
+    @property
+    def ratio(self) -> float:
+        """Saturated cost over greedy cost under the chosen model (< 1: saturation won)."""
+        g, s = self.costs["greedy"][self.cost_model], self.costs["saturated"][self.cost_model]
+        return s / g if g else (1.0 if s == g else math.inf)
+
+    @property
+    def outcome(self) -> str:
+        g, s = self.costs["greedy"][self.cost_model], self.costs["saturated"][self.cost_model]
+        return "smaller" if s < g else "larger" if s > g else "equal"
+
+    def row(self) -> dict[str, Any]:
+        """One flat, JSON-able row: what a table, a CSV line or a sweep record holds."""
+        r: dict[str, Any] = {
+            "cost_model": self.cost_model,
+            "int_semantics": self.int_semantics,
+            "outcome": self.outcome,
+            "ratio": self.ratio,
+            "optimal": self.optimal,
+            "stop_reason": self.report.stop_reason.value,
+            "iterations": self.report.iterations,
+            "enodes": self.report.enodes[-1] if self.report.enodes else 0,
+            "greedy_in_egraph": self.greedy_in_egraph,
+            "greedy_constant": constant_value(self.greedy),
+            "saturated_constant": constant_value(self.saturated),
+            "verdict": None if self.verdict is None else self.verdict.status,
+            "greedy_verdict": None if self.greedy_verdict is None else self.greedy_verdict.status,
+        }
+        for who, costs in self.costs.items():
+            for model, c in costs.items():
+                r[f"{who}_{model}"] = c
+        for phase, t in self.times.items():
+            r[f"time_{phase}"] = round(t, 6)
+        return r
+
+    def __str__(self) -> str:
+        from .uir import to_uir
+
+        models = list(self.costs["input"])
+        w = max(len(m) for m in models)
+        lines = [f"compare ({self.int_semantics}, extraction by {self.cost_model}):"]
+        lines.append(f"  {'':{w}}  {'input':>10} {'greedy':>10} {'saturated':>10}")
+        for m in models:
+            cells = " ".join(f"{self.costs[k][m]:>10g}" for k in ("input", "greedy", "saturated"))
+            lines.append(f"  {m:{w}}  {cells}")
+        how = {"smaller": "smaller than", "larger": "larger than", "equal": "the same cost as"}[self.outcome]
+        lines.append(f"  saturated is {how} greedy (ratio {self.ratio:.3f})")
+        lines.append(
+            f"  saturation: {self.report.stop_reason.value} after {self.report.iterations} iterations, "
+            f"{self.report.enodes[-1] if self.report.enodes else 0} e-nodes; greedy result "
+            f"{'is' if self.greedy_in_egraph else 'is not'} in the root's e-class"
+        )
+        lines.append("  times: " + ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in self.times.items()))
+        for who, v in (("saturated", self.verdict), ("greedy", self.greedy_verdict)):
+            if v is not None:
+                lines.append(f"  {who} vs input: " + str(v).replace("\n", "\n  "))
+        lines.append("  saturated program:")
+        lines += ["    " + ln for ln in to_uir(self.saturated).splitlines()]
+        return "\n".join(lines)
+
+
+def compare(
+    program: UOp,
+    *,
+    cost: str = "dag_size",
+    rules: str | Any = "default",
+    int_semantics: str = "wrap",
+    node_budget: int = DEFAULT_NODE_BUDGET,
+    iter_limit: int = DEFAULT_ITER_LIMIT,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    extractor: str | Any = "auto",
+    verify: bool = True,
+    samples: int = 100,
+    seed: int = 0,
+    backends: Sequence[str] = ("interpreter", "c"),
+    prove: bool = True,
+    names: Mapping[int, str] | None = None,
+) -> Comparison:
+    """Run greedy and saturation on program and compare them (see the module docstring)."""
+    if cost not in COST_MODELS:
+        raise ValueError(f"unknown cost model {cost!r} (known: {', '.join(COST_MODELS)})")
+    t0 = time.perf_counter()
+    greedy = simplify(program)
+    t1 = time.perf_counter()
+    sat = saturate(
+        program,
+        rules=rules,
+        int_semantics=int_semantics,
+        node_budget=node_budget,
+        iter_limit=iter_limit,
+        time_limit=time_limit,
+    )
+    t2 = time.perf_counter()
+    ext = sat.extract(cost=cost, extractor=extractor)
+    greedy_in = sat.equivalent(program, greedy)
+    t3 = time.perf_counter()
+    verdict = greedy_verdict = None
+    if verify:
+        kw = dict(int_semantics=int_semantics, samples=samples, seed=seed, backends=backends, prove=prove)
+        verdict = check_equivalent(program, ext.program, names=names, **kw)
+        greedy_verdict = (
+            verdict if greedy is ext.program else check_equivalent(program, greedy, names=names, **kw)
+        )
+    t4 = time.perf_counter()
+    costs = {"input": costs_of(program), "greedy": costs_of(greedy), "saturated": costs_of(ext.program)}
+    if cost_of(ext.program, cost) != ext.cost:  # the extractor's own account must match the program's
+        raise AssertionError(f"extracted cost {ext.cost} differs from the program's {cost} cost")
+    return Comparison(
+        program=program,
+        greedy=greedy,
+        saturated=ext.program,
+        cost_model=cost,
+        int_semantics=int_semantics,
+        costs=costs,
+        times={"greedy": t1 - t0, "saturate": t2 - t1, "extract": t3 - t2, "verify": t4 - t3},
+        report=sat.report,
+        optimal=ext.optimal,
+        greedy_in_egraph=greedy_in,
+        verdict=verdict,
+        greedy_verdict=greedy_verdict,
+        names=names,
+    )
+
+
+# ---------------------------------------------------------------------------
+# corpus rows: one picklable job per program, and the summary over them
+
+
+def compare_job(payload: dict[str, Any]) -> dict[str, Any]:
+    """The sweep job: payload {"uir", "config", optional "names", "expected", "meta"} -> a row."""
+    from .uir import parse_uir
+
+    program = parse_uir(payload["uir"])
+    names = dict(enumerate(payload["names"])) if payload.get("names") else None
+    c = compare(program, names=names, **payload.get("config", {}))
+    row = {"size": program.size, **payload.get("meta", {}), **c.row()}
+    if "expected" in payload:
+        row.update(_proof_fields(payload["expected"], row["greedy_constant"], row["saturated_constant"]))
+    return row
+
+
+def _proof_fields(expected: Any, greedy_const: Any, saturated_const: Any) -> dict[str, Any]:
+    """Does each method reduce the program to the expected constant? expected None: must not.
+
+    A constant that contradicts the expected one, or any constant where none is expected (a
+    `mixed` Caviar expression), is a soundness bug, flagged in `*_wrong`.
+    """
+
+    def judge(got: Any) -> tuple[bool, bool]:
+        if got is None:
+            return False, False
+        if expected is None:
+            return False, True
+        return got == expected and type(got) is type(expected), got != expected
+
+    gp, gw = judge(greedy_const)
+    sp, sw = judge(saturated_const)
+    return {
+        "expected": expected,
+        "greedy_proves": gp,
+        "saturated_proves": sp,
+        "greedy_wrong": gw,
+        "saturated_wrong": sw,
+    }
+
+
+def summarize(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Counts and means over sweep rows: outcomes, geometric-mean ratio, proofs, bugs, time."""
+    rows = list(rows)
+    ok = [r for r in rows if r.get("status", "ok") == "ok"]
+    out: dict[str, Any] = {"programs": len(rows), "completed": len(ok)}
+    for status in ("timeout", "crashed", "error"):
+        out[status] = sum(r.get("status") == status for r in rows)
+    for outcome in ("smaller", "equal", "larger"):
+        out[outcome] = sum(r["outcome"] == outcome for r in ok)
+    ratios = [r["ratio"] for r in ok if 0 < r["ratio"] < math.inf]
+    out["geomean_ratio"] = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
+    out["greedy_in_egraph"] = sum(bool(r["greedy_in_egraph"]) for r in ok)
+    for who in ("verdict", "greedy_verdict"):
+        statuses = [r[who] for r in ok if r.get(who) is not None]
+        out[who] = {s: statuses.count(s) for s in sorted(set(statuses))}
+    if any("expected" in r for r in ok):
+        for key in ("greedy_proves", "saturated_proves", "greedy_wrong", "saturated_wrong"):
+            out[key] = sum(bool(r.get(key)) for r in ok)
+    for phase in ("greedy", "saturate", "extract", "verify"):
+        out[f"time_{phase}"] = round(sum(r.get(f"time_{phase}", 0.0) for r in ok), 3)
+    return out

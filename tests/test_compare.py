@@ -1,0 +1,78 @@
+"""compare(): greedy vs saturated side by side, on programs whose answers are known exactly."""
+
+import pytest
+
+from eqsat_uopc import UOp, dtypes, load_example
+from eqsat_uopc.compare import compare, summarize
+from eqsat_uopc.saturate import StopReason
+from tests.test_cli import EXAMPLES
+
+
+def test_nested_calls_saturate_to_their_value_and_greedy_keeps_the_calls():
+    c = compare(load_example(EXAMPLES / "nested_calls.uir").program, samples=20)
+    assert c.saturated is UOp.const(72) and c.greedy.size == 10
+    assert c.costs["saturated"] == {"tree_size": 1, "dag_size": 1, "depth": 1, "latency": 0.0}
+    assert (c.outcome, c.ratio, c.optimal) == ("smaller", 0.1, True)
+    assert c.report.stop_reason is StopReason.SATURATED and c.greedy_in_egraph
+    assert c.verdict.status == "proved" and c.verdict.held == ("reference", "interpreter", "c", "z3")
+
+
+def test_greedy_no_overflow_rule_is_refuted_under_wrap_and_saturation_stays_sound():
+    x = UOp.param(0, dtypes.i32)
+    c = compare(((x * 4) + 8) // 4, samples=50)
+    assert c.greedy is x + 2  # the chapter's div_sum fires whatever the semantics
+    assert c.greedy_verdict.status == "refuted" and c.greedy_verdict.counterexample_check in (
+        "reference",
+        "z3",
+    )
+    assert c.verdict.status == "proved" and c.outcome == "larger"
+    assert not c.greedy_in_egraph  # under wrap they are different functions: never merged
+
+
+def test_under_no_overflow_saturation_finds_the_greedy_result():
+    x = UOp.param(0, dtypes.i32)
+    c = compare(((x * 4) + 8) // 4, int_semantics="no_overflow", samples=50)
+    assert c.saturated is x + 2 and c.outcome == "equal" and c.greedy_in_egraph
+    assert c.verdict.status == "proved" and c.greedy_verdict.status == "proved"
+    assert c.row()["int_semantics"] == "no_overflow"
+
+
+def test_unknown_cost_model_is_refused_before_work():
+    with pytest.raises(
+        ValueError, match=r"unknown cost model 'fastest!' \(known: tree_size, dag_size, depth, latency\)"
+    ):
+        compare(UOp.param(0) + 0, cost="fastest!")
+
+
+def test_summary_counts_outcomes_failures_and_soundness_bugs():
+    ok = {"status": "ok", "greedy_in_egraph": True, "verdict": "proved", "greedy_verdict": "proved"}
+    rows = [
+        {
+            **ok,
+            "outcome": "smaller",
+            "ratio": 0.5,
+            "expected": True,
+            "saturated_proves": True,
+            "saturated_wrong": False,
+        },
+        {
+            **ok,
+            "outcome": "equal",
+            "ratio": 1.0,
+            "expected": None,
+            "saturated_proves": False,
+            "saturated_wrong": True,
+        },
+        {"status": "timeout", "key": "t"},
+    ]
+    s = summarize(rows)
+    assert (s["programs"], s["completed"], s["timeout"], s["smaller"], s["equal"], s["larger"]) == (
+        3,
+        2,
+        1,
+        1,
+        1,
+        0,
+    )
+    assert s["geomean_ratio"] == pytest.approx(0.5**0.5)
+    assert (s["saturated_proves"], s["saturated_wrong"]) == (1, 1)
