@@ -1,30 +1,45 @@
 """Exact DAG extraction: an integer linear program solved by HiGHS (highspy), with a time limit.
 
-Variables: x_n in {0, 1} per e-node (chosen or not); t_c in [0, M-1] per e-class on a cycle of the
-e-class graph (M: the size of its strongly connected component). Constraints:
-- every root e-class: sum of its x_n = 1; every e-class: sum of its x_n <= 1;
-- a chosen e-node needs each child e-class: x_n <= sum of the child's x_m;
-- acyclicity (only for edges inside one strongly connected component, found with networkx):
-  choosing n in class c with child d gives t_c >= t_d + 1, i.e. t_c - t_d + M x_n <= M - 1.
+Variables: x_n in {0, 1} per e-node (chosen or not), y_c in {0, 1} per e-class (needed or not).
+Constraints:
+- sum of an e-class's x_n = y_c (one e-node per needed e-class); y_c = 1 for the roots;
+- a chosen e-node needs each child e-class: x_n <= y_d (two non-zeros a row: a sparse, fast LP, and
+  HiGHS can branch on whole e-classes);
+- acyclicity, by cycle cuts added lazily: for a set S of e-classes and one of them, c0,
+      sum of x_n over e-nodes n of S with no child in S  >=  y_c0
+  (if c0 is chosen, the chosen DAG restricted to S has a sink: a generalized subtour elimination
+  constraint). Every e-class set on a cycle of the e-class graph (its strongly connected components,
+  found with networkx) gets these cuts up front; then the ILP is solved, and while its solution has a
+  cycle, the cuts for the chosen cycles' e-classes are added and it is solved again.
 Objective: sum of node_cost(n) x_n, the "dag" aggregation (each needed e-class paid once).
 
-Before solving, the problem is pruned: only e-classes reachable from the roots, no e-node that has
-its own e-class as a child (it can never be part of an acyclic choice), no e-node with a child that
-has no finite term, and no e-node whose lower bound (node cost + the largest child bound, the depth
-aggregation, which never exceeds a term's DAG cost) is above the greedy DAG cost. The solver is
-warm-started with the greedy DAG choice (hill-climbed), so the result is never worse than greedy,
-and on a time-out the best solution found is returned with `optimal=False` and the proved lower
-bound. With integer node costs the solver stops when the gap is below 1 (no better integer cost
-exists); otherwise the gap tolerance is 1e-9. Optimality is only claimed for "dag" cost models (for
-"tree"/"depth" the ILP minimizes the DAG aggregation of the same node costs and makes no claim).
-HiGHS runs single-threaded with a fixed seed; only a time limit that cuts the search short can make
-results depend on the machine's speed.
+Why cuts and not the textbook level variables (t_c >= t_d + 1 - M (1 - x_n)): on saturated e-graphs
+(associativity and commutativity make large cycles) the big-M rows are nearly free in the LP
+relaxation and HiGHS spent 20 s proving what the cuts prove in a fraction of a second.
+
+Each solve is a relaxation of the true problem (fewer cycle cuts), so its optimum is a valid lower
+bound; an acyclic optimum is therefore optimal. On a time-out the best acyclic choice known (the
+warm start or a better one found) is returned with `optimal=False` and the last proved bound.
+
+Before solving, the problem is pruned: only e-classes reachable from the roots; no e-node that has
+its own e-class as a child (never part of an acyclic choice), or a child with no finite term, or a
+lower bound (node cost + the largest child bound: the depth aggregation, never above a term's DAG
+cost) above the greedy DAG cost; and no e-node dominated by another of its e-class (no dearer,
+needing a subset of its child e-classes: commutative twins). Every solve is warm-started with the
+greedy DAG choice (hill-climbed), so the result is never worse than greedy.
+
+With integer node costs the solver stops when the gap is below 1 (no better integer cost exists);
+otherwise the gap tolerance is 1e-9. Optimality is only claimed for "dag" cost models (for "tree"
+and "depth" the ILP minimizes the DAG aggregation of the same node costs and makes no claim). Ties
+between optima are whatever HiGHS finds first. HiGHS runs single-threaded with a fixed seed, so
+results are deterministic unless a time limit cuts the search short.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import time
 
 import networkx as nx
 import numpy as np
@@ -36,6 +51,7 @@ from .problem import ExtractionProblem, Solution
 __all__ = ["IlpExtractor"]
 
 _banner_silenced = False
+MAX_ROUNDS = 200  # cut rounds before giving up (with the best acyclic choice, optimal=False)
 
 
 def _new_highs():
@@ -59,6 +75,150 @@ def _new_highs():
     return h
 
 
+def _undominated(problem: ExtractionProblem, nodes: list[int], replaced: dict[int, int]) -> list[int]:
+    """nodes without those another one dominates, recording replaced[dropped] = its dominator.
+
+    m dominates n (same e-class) if m costs no more and needs a subset of n's child e-classes: any
+    acyclic choice using n stays acyclic and gets no dearer with m instead. Commutative twins
+    (a + b, b + a) are the common case; of equals the earlier e-node is kept.
+    """
+    out: list[tuple[int, frozenset[int]]] = []
+    order = sorted(nodes, key=lambda n: (problem.node_cost[n], len(set(problem.node_children[n])), n))
+    for n in order:
+        kids = frozenset(problem.node_children[n])
+        cost = problem.node_cost[n]
+        dom = next((m for m, mk in out if problem.node_cost[m] <= cost and mk <= kids), None)
+        if dom is None:
+            out.append((n, kids))
+        else:
+            replaced[n] = dom
+    return sorted(n for n, _ in out)
+
+
+class _Model:
+    """The pruned ILP: columns are the kept e-nodes; rows are added as (indices, values, lo, hi)."""
+
+    def __init__(self, problem: ExtractionProblem, kept: dict[int, list[int]]) -> None:
+        import highspy
+
+        self.hs = highspy
+        self.problem = problem
+        self.kept = kept
+        self.classes = sorted(kept)
+        self.nodes = [n for c in self.classes for n in kept[c]]
+        self.col = {n: j for j, n in enumerate(self.nodes)}
+        self.rows = 0
+        self.cuts: set[tuple[frozenset[int], int]] = set()
+        self.h = h = _new_highs()
+        h.setOptionValue("threads", 1)
+        h.setOptionValue("random_seed", 0)
+        h.setOptionValue("mip_rel_gap", 0.0)
+        costs = [float(problem.node_cost[n]) for n in self.nodes]
+        self.integral = all(c.is_integer() for c in costs)
+        h.setOptionValue("mip_abs_gap", 0.999 if self.integral else 1e-9)
+        # columns: x_n per kept e-node, then y_c per e-class (y_c = 1 iff the e-class is needed)
+        self.ycol = {c: len(self.nodes) + k for k, c in enumerate(self.classes)}
+        ncol = len(self.nodes) + len(self.classes)
+        roots = set(problem.roots)
+        lp = highspy.HighsLp()
+        lp.num_col_ = ncol
+        lp.col_cost_ = np.array(costs + [0.0] * len(self.classes))
+        lp.col_lower_ = np.array([0.0] * len(self.nodes) + [1.0 if c in roots else 0.0 for c in self.classes])
+        lp.col_upper_ = np.ones(ncol)
+        lp.integrality_ = [highspy.HighsVarType.kInteger] * ncol
+        h.passModel(lp)
+        batch = []
+        for c in self.classes:
+            xs = [self.col[n] for n in kept[c]]
+            batch.append(([*xs, self.ycol[c]], [1.0] * len(xs) + [-1.0], 0.0, 0.0))  # sum x_n = y_c
+        for n in self.nodes:
+            for ch in dict.fromkeys(problem.node_children[n]):
+                x_n_needs_y_d = ([self.col[n], self.ycol[ch]], [1.0, -1.0], -highspy.kHighsInf, 0.0)
+                batch.append(x_n_needs_y_d)
+        self.add_rows(batch)
+
+    def add_rows(self, batch: list[tuple[list[int], list[float], float, float]]) -> None:
+        if not batch:
+            return
+        starts, index, value = [], [], []
+        for xs, vs, _, _ in batch:
+            starts.append(len(index))
+            index.extend(xs)
+            value.extend(vs)
+        self.h.addRows(
+            len(batch),
+            np.array([b[2] for b in batch]),
+            np.array([b[3] for b in batch]),
+            len(index),
+            np.array(starts, dtype=np.int32),
+            np.array(index, dtype=np.int32),
+            np.array(value),
+        )
+        self.rows += len(batch)
+
+    def cycle_cuts(self, component: set[int]) -> int:
+        """Add the sink cuts of an e-class set (one per member c0); returns how many were new."""
+        exits = [
+            self.col[n]
+            for c in sorted(component)
+            for n in self.kept[c]
+            if not any(ch in component for ch in self.problem.node_children[n])
+        ]
+        key_set = frozenset(component)
+        batch = []
+        for c0 in sorted(component):
+            if (key_set, c0) in self.cuts:
+                continue
+            self.cuts.add((key_set, c0))
+            xs = [*exits, self.ycol[c0]]
+            vs = [1.0] * len(exits) + [-1.0]
+            batch.append((xs, vs, 0.0, self.hs.kHighsInf))
+        self.add_rows(batch)
+        return len(batch)
+
+    def solve(
+        self, start: dict[int, int], time_limit: float | None
+    ) -> tuple[str, dict[int, int] | None, float]:
+        """Run the MIP from the warm start: (status, chosen e-node per e-class or None, lower bound)."""
+        h, hs = self.h, self.hs
+        if time_limit is not None:
+            h.setOptionValue("time_limit", max(time_limit, 0.0))
+        x = [0.0] * (len(self.nodes) + len(self.classes))
+        for c in self.problem.needed(start):
+            x[self.col[start[c]]] = 1.0
+            x[self.ycol[c]] = 1.0
+        sol = hs.HighsSolution()
+        sol.col_value = x
+        h.setSolution(sol)
+        h.run()
+        status = h.getModelStatus()
+        info = h.getInfo()
+        bound = info.mip_dual_bound
+        choice = None
+        if info.primal_solution_status == 2:
+            values = h.getSolution().col_value
+            choice = {self.problem.node_class[n]: n for n, j in self.col.items() if values[j] > 0.5}
+        name = h.modelStatusToString(status)
+        return ("optimal" if status == hs.HighsModelStatus.kOptimal else name), choice, bound
+
+
+def _chosen_cycles(problem: ExtractionProblem, choice: dict[int, int]) -> list[set[int]]:
+    """The e-class sets of the cycles the roots reach through choice (strongly connected components)."""
+    g = nx.DiGraph()
+    seen: set[int] = set()
+    stack = list(problem.roots)
+    while stack:
+        c = stack.pop()
+        if c in seen:
+            continue
+        seen.add(c)
+        g.add_node(c)
+        for ch in problem.node_children[choice[c]]:
+            g.add_edge(c, ch)
+            stack.append(ch)
+    return [comp for comp in nx.strongly_connected_components(g) if len(comp) > 1]
+
+
 class IlpExtractor:
     """Optimal DAG extraction by ILP (HiGHS); says whether it proved optimality within the time limit."""
 
@@ -66,8 +226,7 @@ class IlpExtractor:
     optimal_for = "dag"
 
     def extract(self, problem: ExtractionProblem, time_limit: float | None = None) -> Solution:
-        import highspy
-
+        t0 = time.perf_counter()
         greedy = improve_choice(problem, greedy_dag_choice(problem)[0])
         upper = problem.dag_cost(greedy)
         # the depth aggregation of the node costs is a lower bound on the DAG cost of any term of a
@@ -86,153 +245,57 @@ class IlpExtractor:
                 return False
             return node_cost[n] + max((lower[c] for c in kids), default=0) <= upper + slack
 
-        # e-classes reachable from the roots through usable e-nodes
-        reach: dict[int, None] = {}
+        kept: dict[int, list[int]] = {}
+        replaced: dict[int, int] = {}
         stack = list(problem.roots)
         while stack:
             c = stack.pop()
-            if c in reach:
+            if c in kept:
                 continue
-            reach[c] = None
-            for n in problem.class_nodes[c]:
-                if usable(n):
-                    stack.extend(ch for ch in children[n] if ch not in reach)
-        classes = sorted(reach)
-        nodes = [n for c in classes for n in problem.class_nodes[c] if usable(n)]
-        col = {n: j for j, n in enumerate(nodes)}
+            kept[c] = _undominated(problem, [n for n in problem.class_nodes[c] if usable(n)], replaced)
+            for n in kept[c]:
+                stack.extend(ch for ch in children[n] if ch not in kept)
+        best = {c: replaced.get(n, n) for c, n in greedy.items()}
+        best_cost = problem.dag_cost(best)
 
+        model = _Model(problem, kept)
         graph = nx.DiGraph()
-        graph.add_nodes_from(classes)
-        graph.add_edges_from((node_class[n], ch) for n in nodes for ch in children[n])
-        scc_of: dict[int, int] = {}
-        scc_size: list[int] = []
+        graph.add_nodes_from(model.classes)
+        graph.add_edges_from((node_class[n], ch) for n in model.nodes for ch in children[n])
         for comp in nx.strongly_connected_components(graph):
             if len(comp) > 1:
-                for c in comp:
-                    scc_of[c] = len(scc_size)
-                scc_size.append(len(comp))
-        level_classes = sorted(scc_of)
-        tcol = {c: len(nodes) + j for j, c in enumerate(level_classes)}
-        ncols = len(nodes) + len(level_classes)
+                model.cycle_cuts(comp)
 
-        rows: list[tuple[list[int], list[float], float, float]] = []
-        roots = set(problem.roots)
-        for c in classes:
-            xs = [col[n] for n in problem.class_nodes[c] if n in col]
-            rows.append((xs, [1.0] * len(xs), 1.0 if c in roots else 0.0, 1.0))
-        for n in nodes:
-            k = node_class[n]
-            for ch in dict.fromkeys(children[n]):
-                xs = [col[m] for m in problem.class_nodes[ch] if m in col]
-                rows.append(([col[n], *xs], [1.0] + [-1.0] * len(xs), -highspy.kHighsInf, 0.0))
-                if k in scc_of and scc_of.get(ch) == scc_of[k]:
-                    big_m = float(scc_size[scc_of[k]])
-                    rows.append(
-                        ([tcol[k], tcol[ch], col[n]], [1.0, -1.0, big_m], -highspy.kHighsInf, big_m - 1)
-                    )
-
-        lp = highspy.HighsLp()
-        lp.num_col_ = ncols
-        lp.num_row_ = len(rows)
-        costs = [float(problem.node_cost[n]) for n in nodes]
-        lp.col_cost_ = np.array(costs + [0.0] * len(level_classes))
-        lp.col_lower_ = np.zeros(ncols)
-        upper = [1.0] * len(nodes) + [float(scc_size[scc_of[c]] - 1) for c in level_classes]
-        lp.col_upper_ = np.array(upper)
-        lp.row_lower_ = np.array([r[2] for r in rows])
-        lp.row_upper_ = np.array([r[3] for r in rows])
-        starts, index, value = [0], [], []
-        for xs, vs, _, _ in rows:
-            index.extend(xs)
-            value.extend(vs)
-            starts.append(len(index))
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
-        lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
-        lp.a_matrix_.value_ = np.array(value)
-        lp.integrality_ = [highspy.HighsVarType.kInteger] * len(nodes) + [
-            highspy.HighsVarType.kContinuous
-        ] * len(level_classes)
-
-        h = _new_highs()
-        h.setOptionValue("threads", 1)
-        h.setOptionValue("random_seed", 0)
-        h.setOptionValue("mip_rel_gap", 0.0)
-        integral = all(float(c).is_integer() for c in costs)
-        h.setOptionValue("mip_abs_gap", 0.999 if integral else 1e-9)
-        if time_limit is not None:
-            h.setOptionValue("time_limit", max(float(time_limit), 0.0))
-        h.passModel(lp)
-
-        start = self._warm_start(problem, greedy, col, tcol, ncols, scc_of)
-        if start is not None:
-            sol = highspy.HighsSolution()
-            sol.col_value = start
-            h.setSolution(sol)
-        h.run()
-        status = h.getModelStatus()
-        info = h.getInfo()
-        values = h.getSolution().col_value if info.primal_solution_status == 2 else None
-        choice: dict[int, int] = {}
-        if values is not None:
-            for n, j in col.items():
-                if values[j] > 0.5:
-                    choice[node_class[n]] = n
-        if values is None or any(r not in choice for r in problem.roots):
-            choice = dict(greedy)
-        proved = status == highspy.HighsModelStatus.kOptimal
-        bound = info.mip_dual_bound if math.isfinite(info.mip_dual_bound) else None
-        if proved and integral and bound is not None:
+        proved, bound, status, rounds = False, None, "", 0
+        while rounds < MAX_ROUNDS:
+            rounds += 1
+            remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+            if remaining is not None and remaining <= 0 and rounds > 1:
+                status = "Time limit reached"
+                break
+            status, choice, round_bound = model.solve(best, remaining)
+            if math.isfinite(round_bound):
+                bound = round_bound if bound is None else max(bound, round_bound)
+            if choice is None or any(r not in choice for r in problem.roots):
+                break
+            cycles = _chosen_cycles(problem, choice)
+            if not cycles:
+                cost = problem.dag_cost(choice)
+                if cost < best_cost:
+                    best, best_cost = choice, cost
+                proved = status == "optimal"
+                break
+            if status != "optimal":
+                break
+            if not sum(model.cycle_cuts(comp) for comp in cycles):
+                break  # pragma: no cover  (a chosen cycle always violates a cut not yet added)
+        if bound is not None and model.integral:
             bound = math.ceil(bound - 1e-6)
+        info = {"status": status, "columns": len(model.nodes), "rows": model.rows, "rounds": rounds}
         if problem.kind != "dag":
-            return Solution(choice, optimal=None, info={"status": h.modelStatusToString(status)})
+            return Solution(best, optimal=None, info=info)
         if proved:
-            bound = problem.dag_cost(choice)
-        return Solution(
-            choice,
-            optimal=proved,
-            bound=bound,
-            info={"status": h.modelStatusToString(status), "columns": ncols, "rows": len(rows)},
-        )
-
-    @staticmethod
-    def _warm_start(problem, greedy, col, tcol, ncols, scc_of) -> list[float] | None:
-        needed = problem.needed(greedy)
-        if any(greedy[c] not in col for c in needed):
-            return None
-        x = [0.0] * ncols
-        for c in needed:
-            x[col[greedy[c]]] = 1.0
-        # levels: height in the chosen DAG restricted to each component (children first)
-        height: dict[int, int] = {}
-        for c in reversed(needed):
-            height[c] = 0
-        order = _children_first(problem, greedy, needed)
-        for c in order:
-            h = 0
-            for ch in problem.node_children[greedy[c]]:
-                if c in scc_of and scc_of.get(ch) == scc_of[c]:
-                    h = max(h, height[ch] + 1)
-            height[c] = h
-        for c, j in tcol.items():
-            x[j] = float(height.get(c, 0))
-        return x
-
-
-def _children_first(problem: ExtractionProblem, choice, needed: list[int]) -> list[int]:
-    done: set[int] = set()
-    order: list[int] = []
-    for r in needed:
-        stack = [(r, False)]
-        while stack:
-            c, expanded = stack.pop()
-            if expanded:
-                if c not in done:
-                    done.add(c)
-                    order.append(c)
-                continue
-            if c in done:
-                continue
-            stack.append((c, True))
-            stack.extend((ch, False) for ch in problem.node_children[choice[c]] if ch not in done)
-    return order
+            bound = best_cost
+        elif bound is not None:
+            bound = min(bound, best_cost)
+        return Solution(best, optimal=proved, bound=bound, info=info)

@@ -177,11 +177,12 @@ def test_extracted_programs_agree_with_the_input_in_c():
         cases.append((program, sorted(outs, key=lambda u: u.size), inputs))
     everything = [p for program, outs, _ in cases for p in (program, *outs)]
     compiled = dict(zip(everything, compile_many(everything), strict=True))
-    compared = 0
+    defined = 0
     for program, outs, inputs in cases:
         nslots = len(compiled[program].inputs)
         sets = [[i.get(s, 0) for s in range(nslots)] for i in inputs]
         expected = compiled[program].run_batch(sets)
+        defined += sum(not isinstance(e, Exception) for e in expected)
         for out in outs:
             got = compiled[out].run_batch([s[: len(compiled[out].inputs)] for s in sets])
             for e, g, i in zip(expected, got, inputs, strict=True):
@@ -189,5 +190,4 @@ def test_extracted_programs_agree_with_the_input_in_c():
                     continue
                 assert same(g, e), (program, out, i)
                 assert same(evaluate(out, i), e), (program, out, i)
-                compared += 1
-    assert compared > 100  # most inputs are defined (the rest hit a division by zero)
+    assert defined >= 60  # of 100 input sets: the rest divide by zero somewhere
