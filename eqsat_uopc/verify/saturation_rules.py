@@ -20,10 +20,14 @@ primitives and the IR's values live in one theory. egglog's `/` and `%` truncate
 is supported with the mask 2**32 - 1 that fold.egg uses for wraparound.
 
 A rule's type variables (`t`) range over i32, bool and f32; each well-typed assignment is a separate
-question. f32 assignments are not proved (reported, as `f32_untested`), nor are rules whose text
-uses something this reader does not model (reported "not_attempted" with the reason). A rule whose
-hypotheses are contradictory is reported "vacuous" rather than "proved". Shaped types need no
-separate proof: every op these rules rewrite is elementwise.
+question. f32 typings are not proved: a rewrite's are tested on random inputs (egg_float.py), a
+`rule`'s are reported as `f32_untested`. A rule whose text uses something this reader does not
+model is "not_attempted" (with the reason); one whose hypotheses are contradictory is "vacuous"
+rather than "proved". Shaped types need no separate proof: every op these rules rewrite is
+elementwise.
+
+Semantics of a union: e-graphs treat it as an equality, but in a graph where some terms may be
+undefined (x // 0) the claim checked is the refinement lhs -> rhs, as for a greedy rewrite.
 """
 
 from __future__ import annotations
@@ -485,7 +489,8 @@ class EggRuleVerification:
     status: str = "not_attempted"
     typings: int = 0  # well-typed assignments of the rule's types that were checked
     instances: int = 0  # "tested": constant instances proved (vacuous ones not counted)
-    f32_untested: bool = False  # some well-typed assignment has f32 values (not proved)
+    f32_tested: int = 0  # inputs compared by random testing of the f32 typings
+    f32_untested: bool = False  # some well-typed f32 typing could not be tested
     counterexample: dict[str, Any] | None = None
     reason: str = ""
 
@@ -495,12 +500,14 @@ class EggRuleVerification:
 
     def __str__(self) -> str:
         text = f"{self.rule} [{self.int_semantics}]: {self.status}"
-        if self.status == "tested":
+        if self.instances:
             text += f" on {self.instances} constant instances"
         if self.typings > 1:
             text += f" ({self.typings} typings)"
+        if self.f32_tested:
+            text += f" (f32: {self.f32_tested} random inputs)"
         if self.f32_untested:
-            text += " (f32 not proved)"
+            text += " (f32 not tested)"
         if self.counterexample is not None:
             text += f"; counterexample: {self.counterexample}"
         if self.reason:
@@ -540,23 +547,52 @@ def _encode(
     return enc, goals
 
 
-def _typings(rule: EggRule, report: EggRuleVerification) -> list[tuple[str, ...]]:
-    """The well-typed assignments of the rule's type variables that have no f32 value."""
-    out, pending = [], [()]
+def _typings(rule: EggRule) -> tuple[list[tuple[str, ...]], list[dict[str, str]]]:
+    """The well-typed assignments of the rule's type variables that have no f32 value, and the
+    types of the term variables in each well-typed assignment that has one."""
+    out, f32, pending = [], [], [()]
     while pending:
         assignment = pending.pop()
+        enc = _Encoder(rule, assignment, None)
         try:
-            _encode(rule, assignment, None)
+            for atom in rule.query:
+                enc.query(atom)
+            for a in rule.actions:
+                enc.action(a)
         except _NeedType:
             pending.extend((*assignment, t) for t in reversed(_TYPES))
             continue
         except _IllTyped:
             continue
-        except _F32:
+        if enc.has_f32:
+            f32.append({name: typ for name, (_, _, typ) in enc.terms.items()})
+        else:
+            out.append(assignment)
+    return out, f32
+
+
+def _test_f32(
+    rule: EggRule, f32: list[dict[str, str]], report: EggRuleVerification, samples: int, seed: int
+) -> None:
+    """Random testing of the f32 typings of a rewrite (egg_float.py); sets report fields."""
+    from .egg_float import Untestable, random_test_f32
+
+    rewrite = len(rule.query) == 1 and len(rule.actions) == 1 and rule.query[0][:2] == ["=", "$e"]
+    if not rewrite or rule.actions[0][:2] != ["union", "$e"]:
+        report.f32_untested = True
+        return
+    lhs, rhs = rule.query[0][2], rule.actions[0][2]
+    for k, var_types in enumerate(f32):
+        try:
+            compared, cex = random_test_f32(lhs, rhs, var_types, samples, f"{seed}:{rule.name}:{k}")
+        except Untestable:
             report.f32_untested = True
-            continue
-        out.append(assignment)
-    return out
+            return
+        report.f32_tested += compared
+        if cex is not None:
+            report.status, report.counterexample = "refuted", cex
+            report.reason = "f32, by random testing"
+            return
 
 
 _EDGES = (
@@ -600,23 +636,36 @@ def _constants(rng: random.Random, names: list[str]) -> dict[str, int]:
 
 
 def verify_egg_rule(
-    rule: EggRule, rlimit: int = 2_000_000, instances: int = 24, seed: int = 0, timeout_ms: int = 20_000
+    rule: EggRule,
+    rlimit: int = 2_000_000,
+    instances: int = 24,
+    seed: int = 0,
+    timeout_ms: int = 20_000,
+    f32_samples: int = 200,
 ) -> EggRuleVerification:
     """Prove one rule under its declared semantics, for every well-typed assignment of its types.
 
     Each question gets a z3 resource budget (rlimit, deterministic; timeout_ms is only a safety
     net). A question too hard for it symbolically (a product or a division of two symbolic
     constants is non-linear) is asked again with the query's constants fixed to `instances`
-    random edge-biased values: each of those is linear, and the rule is then "tested".
+    random edge-biased values: each of those is linear, and the rule is then "tested". The f32
+    typings of a rewrite are tested on f32_samples random inputs (egg_float.py).
     """
     report = EggRuleVerification(rule.name, rule.ruleset, rule.int_semantics)
     try:
-        typings = _typings(rule, report)
+        typings, f32 = _typings(rule)
     except NotEncodable as e:
         report.status, report.reason = "not_attempted", str(e)
         return report
+    if f32:
+        _test_f32(rule, f32, report, f32_samples, seed)
+        if report.status == "refuted":
+            return report
     if not typings:
-        report.reason = "every well-typed assignment has f32 values" if report.f32_untested else "no typing"
+        if f32 and not report.f32_untested:
+            report.status = "tested"
+        else:
+            report.reason = "every well-typed assignment has f32 values" if f32 else "no typing"
         return report
     report.typings = len(typings)
     statuses = []
@@ -687,7 +736,11 @@ def _prove(enc: _Encoder, goals: list[Any], rlimit: int, timeout_ms: int) -> tup
 
 
 def verify_saturation_rules(
-    families: Iterable[str] | None = None, rlimit: int = 2_000_000, instances: int = 24, seed: int = 0
+    families: Iterable[str] | None = None,
+    rlimit: int = 2_000_000,
+    instances: int = 24,
+    seed: int = 0,
+    f32_samples: int = 200,
 ) -> list[EggRuleVerification]:
     """verify_egg_rule for every rule of the given rule families of eqsat_uopc.rules (all by default)."""
     from .. import rules as rule_sets
@@ -696,5 +749,8 @@ def verify_saturation_rules(
     out = []
     for name in names:
         family = rule_sets.FAMILIES[name]
-        out += [verify_egg_rule(r, rlimit, instances, seed) for r in parse_egg_rules(family.egg)]
+        out += [
+            verify_egg_rule(r, rlimit, instances, seed, f32_samples=f32_samples)
+            for r in parse_egg_rules(family.egg)
+        ]
     return out
