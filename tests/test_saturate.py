@@ -22,6 +22,7 @@ def _roundtrip(p: UOp) -> None:
     s = saturate(p, rules="none")
     assert s.report.stop_reason == StopReason.SATURATED
     assert s.report.enodes == [p.size, p.size]
+    assert s.egraph.validate().num_enodes == p.size
     for extractor in ("bottom_up", "egglog_tree", "egglog_dag"):
         assert s.extract(extractor=extractor).program is p
 
@@ -98,7 +99,7 @@ def test_node_budget_is_a_promise() -> None:
     assert rep.stop_reason == StopReason.NODE_BUDGET
     assert rep.rolled_back and rep.overshoot > 2_000
     assert max(rep.enodes) <= 2_000
-    assert s.egraph.num_enodes == rep.enodes[-1] <= 2_000
+    assert s.egraph.validate().num_enodes == rep.enodes[-1] <= 2_000
     assert len(rep.enodes) == rep.iterations + 1
     assert s.extract().program.size == p.size
     # the rolled-back state still answers questions
@@ -194,3 +195,16 @@ def test_backoff_bans_the_exploding_rule() -> None:
     s = saturate(_add_chain(16), rules="ac", node_budget=50_000, iter_limit=8)
     assert s.report.enodes == [31, 74, 286, 2136, 3300, 3300, 3300, 3300, 3300]
     assert s.report.stop_reason == StopReason.ITER_LIMIT
+
+
+def test_egglog_extractor_handle() -> None:
+    x = UOp.param(0)
+    p = (x + 0) * (x * 1)
+    s = saturate(p, rules="symbolic")
+    eg = s.egraph
+    for mode in ("tree", "dag"):
+        choice = eg.meta["egglog"].extract(mode, eg.roots)
+        assert set(choice) == {eg.roots[0], *[k for n in choice.values() for k in n.children]}
+        assert s.extract(extractor=f"egglog_{mode}").program is x * x
+    with pytest.raises(SaturationError, match="egglog extraction mode must be 'tree' or 'dag', got 'x'"):
+        eg.meta["egglog"].extract("x", eg.roots)
