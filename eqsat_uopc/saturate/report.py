@@ -26,7 +26,8 @@ class SaturationReport:
 
     Times are seconds: `egglog_time` in egglog's rule runs, `fold_time` in the Python folding step
     (reading the e-graph it needs and writing its terms), `lower_time` lowering the program,
-    `raise_time` reading egglog's e-graph back (snapshots and the serialized EGraph).
+    `raise_time` reading egglog's e-graph back (sizes, snapshots and the serialized EGraph; the
+    extraction itself is timed in Extraction.result.seconds).
     `rolled_back` is True when the run stopped on the node budget: the overshooting iteration
     (whose size is `overshoot`) was undone, so the e-graph is the one after `iterations`.
     """
