@@ -34,18 +34,21 @@ CAVIAR = Path("/work/shared/bench/caviar_dev.jsonl")
 EXTRACTORS = ("bottom_up", "greedy_dag", "exact")
 
 
-def corpus_programs(limit: int) -> list:
+def corpus_programs(limit: int, seed: int = 0) -> list:
+    """A seeded sample of `limit` Caviar programs, plus limit // 4 generated index expressions."""
     from eqsat_uopc.corpus import index_expressions, load_caviar
 
-    programs = [e.program for e in load_caviar(CAVIAR)][:limit] if CAVIAR.exists() else []
+    caviar = [e.program for e in load_caviar(CAVIAR)] if CAVIAR.exists() else []
+    programs = random.Random(seed).sample(caviar, min(limit, len(caviar)))
     try:
-        programs += [e.program for e in index_expressions(max(limit // 4, 1), seed=0)]
+        programs += [e.program for e in index_expressions(max(limit // 4, 1), seed=seed)]
     except Exception as e:  # the corpus generator is someone else's module: report, do not die
         print(f"index_expressions unavailable: {e}", file=sys.stderr)
     return programs
 
 
-def saturated_egraphs(programs: list, node_budget: int) -> list[tuple[str, EGraph]]:
+def saturated_egraphs(programs: list, node_budget: int, min_enodes: int) -> list[tuple[str, EGraph]]:
+    """Each program saturated under node_budget; e-graphs below min_enodes are too easy to report."""
     try:
         from eqsat_uopc.saturate import saturate
     except ImportError:
@@ -53,9 +56,13 @@ def saturated_egraphs(programs: list, node_budget: int) -> list[tuple[str, EGrap
         return []
     out = []
     for k, p in enumerate(programs):
-        sat = saturate(p, node_budget=node_budget)
-        g = sat.egraph if hasattr(sat, "egraph") else sat.serialize()
-        out.append((f"saturated/{k}", g))
+        try:
+            g = saturate(p, node_budget=node_budget).egraph
+        except Exception as e:  # saturation is another layer: a failure there is reported, not fatal
+            print(f"saturated/{k}: saturate failed: {type(e).__name__}: {e}", file=sys.stderr)
+            continue
+        if g.num_enodes >= min_enodes:
+            out.append((f"saturated/{k}", g))
     return out
 
 
@@ -116,10 +123,11 @@ def summarize(rows: list[dict], label: str) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--source", choices=("all", "saturated", "equivalent", "random"), default="all")
-    ap.add_argument("--programs", type=int, default=120, help="corpus programs to use")
+    ap.add_argument("--programs", type=int, default=60, help="Caviar programs to sample (seeded)")
     ap.add_argument("--group", type=int, default=10, help="programs per equivalent e-graph")
     ap.add_argument("--sizes", type=int, nargs="*", default=[500, 1000, 2000, 3500, 5000])
     ap.add_argument("--node-budget", type=int, default=5000)
+    ap.add_argument("--min-enodes", type=int, default=100, help="skip smaller saturated e-graphs")
     ap.add_argument("--time-limit", type=float, default=10.0)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
@@ -127,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     summaries = []
     programs = corpus_programs(args.programs) if args.source in ("all", "saturated", "equivalent") else []
     sources = {
-        "saturated": lambda: saturated_egraphs(programs, args.node_budget),
+        "saturated": lambda: saturated_egraphs(programs, args.node_budget, args.min_enodes),
         "equivalent": lambda: equivalent_egraphs(programs, args.group),
         "random": lambda: random_egraphs(args.sizes),
     }
