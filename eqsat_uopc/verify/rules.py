@@ -163,12 +163,17 @@ def verify_rule(
     rule: Any,
     instances: int = 40,
     seed: int = 0,
-    timeout_ms: int = 2_000,
+    timeout_ms: int = 60_000,
     float_samples: int = 64,
     extra_instances: Iterable[UOp] = (),
+    rlimit: int | None = 3_000_000,
 ) -> RuleVerification:
     """Verify one rule (anything with .pat, .fn, .name, .int_semantics) on random instances of its
-    pattern until it has fired on `instances` of them (or 8 times as many matched without it)."""
+    pattern until it has fired on `instances` of them (or 8 times as many matched without it).
+
+    Each proof gets a z3 resource budget (rlimit), so that the verdicts do not depend on the
+    machine's load; timeout_ms is only a safety net. Out of budget, an instance counts as unknown.
+    """
     report = RuleVerification(rule.name, rule.int_semantics)
     declared = rule.int_semantics
     extra = [u for u in extra_instances if rule.pat.match(u, {})]
@@ -195,7 +200,7 @@ def verify_rule(
                 break
             report.tested += 1
             continue
-        proof = prove_equivalent(before, after, declared, timeout_ms, refinement=True)
+        proof = prove_equivalent(before, after, declared, timeout_ms, refinement=True, rlimit=rlimit)
         if proof.status == "refuted":
             report.counterexample = RuleCounterexample(
                 before, after, proof.counterexample, proof.values, "z3", declared
@@ -206,7 +211,7 @@ def verify_rule(
             continue
         report.proved += 1
         if declared == "no_overflow" and report.wrap_counterexample is None:
-            wrap = prove_equivalent(before, after, "wrap", timeout_ms, refinement=True)
+            wrap = prove_equivalent(before, after, "wrap", timeout_ms, refinement=True, rlimit=rlimit)
             if wrap.status == "refuted":
                 report.wrap_counterexample = RuleCounterexample(
                     before, after, wrap.counterexample, wrap.values, "z3", "wrap"
@@ -218,15 +223,16 @@ def verify_rules(
     rules: Any,
     instances: int = 40,
     seed: int = 0,
-    timeout_ms: int = 2_000,
+    timeout_ms: int = 60_000,
     float_samples: int = 64,
     extra_instances: Mapping[str, Iterable[UOp]] = HAND_MADE_INSTANCES,
+    rlimit: int | None = 3_000_000,
 ) -> list[RuleVerification]:
     """verify_rule for every rule of a PatternMatcher (or an iterable of rules), in order; the
     instances of extra_instances[rule name] (hand-made ones by default) are verified first."""
     rule_list = getattr(rules, "rules", rules)
     return [
-        verify_rule(r, instances, seed, timeout_ms, float_samples, extra_instances.get(r.name, ()))
+        verify_rule(r, instances, seed, timeout_ms, float_samples, extra_instances.get(r.name, ()), rlimit)
         for r in rule_list
     ]
 
