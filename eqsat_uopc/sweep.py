@@ -69,6 +69,7 @@ def _worker_main(conn: Connection, job: Job, memory_limit_mb: int | None) -> Non
     if memory_limit_mb is not None:
         limit = memory_limit_mb * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    conn.send(_READY)  # imports are done: task time limits count from here
     while True:
         try:
             task = conn.recv()
@@ -82,18 +83,27 @@ def _worker_main(conn: Connection, job: Job, memory_limit_mb: int | None) -> Non
             conn.send({"key": task.key, "status": "error", "error": traceback.format_exc(limit=1)})
 
 
+_READY = "ready"
+
+
 class _Worker:
+    """One worker process; its task's clock starts when it is ready (a fresh process imports first)."""
+
     def __init__(self, ctx: Any, job: Job, memory_limit_mb: int | None) -> None:
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker_main, args=(child, job, memory_limit_mb), daemon=True)
         self.proc.start()
         child.close()
         self.task: SweepTask | None = None
+        self.ready = False
         self.started = 0.0
 
     def give(self, task: SweepTask) -> None:
         self.task, self.started = task, time.monotonic()
         self.conn.send(task)
+
+    def timed_out(self, time_limit: float | None) -> bool:
+        return self.ready and time_limit is not None and time.monotonic() - self.started >= time_limit
 
     def kill(self) -> None:
         self.proc.kill()
@@ -114,9 +124,9 @@ def _local(
         while any(w.task is not None for w in pool):
             busy = [w for w in pool if w.task is not None]
             timeout = None
-            if time_limit is not None:
+            if time_limit is not None and any(w.ready for w in busy):
                 now = time.monotonic()
-                timeout = max(0.0, min(w.started + time_limit - now for w in busy))
+                timeout = max(0.0, min(w.started + time_limit - now for w in busy if w.ready))
             ready = wait([w.conn for w in busy], timeout=timeout)
             for i, w in enumerate(pool):
                 if w.task is None:
@@ -125,6 +135,9 @@ def _local(
                 if w.conn in ready:
                     try:
                         row = w.conn.recv()
+                        if row == _READY:
+                            w.ready, w.started = True, time.monotonic()
+                            continue
                     except (EOFError, OSError):
                         w.proc.join()
                         row = {
@@ -132,7 +145,7 @@ def _local(
                             "status": "crashed",
                             "error": f"worker died (exit code {w.proc.exitcode}; memory limit?)",
                         }
-                elif time_limit is not None and time.monotonic() - w.started >= time_limit:
+                elif w.timed_out(time_limit):
                     row = {"key": w.task.key, "status": "timeout", "error": f"over {time_limit:g} s"}
                 if row is None:
                     continue
