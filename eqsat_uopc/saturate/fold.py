@@ -114,15 +114,25 @@ class FoldStep:
 
     # -- naming e-classes in loader rows
     def _name(self, v: bindings.Value) -> int:
-        hit = self._named.get(v)
-        if hit is None:
-            hit = self._snap.names.get(v)
-        if hit is None:
-            rep = self._representatives()[v]
-            kids = tuple(self._name(k) for k in rep.kids)
-            hit = self._write(rep, kids)
-        self._named[v] = hit
-        return hit
+        """An N id for class v: its lowered name, or its representative written as a row (iteratively)."""
+        named, names = self._named, self._snap.names
+        if (hit := named.get(v)) is not None:
+            return hit
+        stack = [(v, False)]
+        while stack:
+            c, expanded = stack.pop()
+            if c in named:
+                continue
+            if (k := names.get(c)) is not None:
+                named[c] = k
+                continue
+            rep = self._representatives()[c]
+            if not expanded:
+                stack.append((c, True))
+                stack.extend((k, False) for k in rep.kids if k not in named)
+                continue
+            named[c] = self._write(rep, tuple(named[k] for k in rep.kids))
+        return named[v]
 
     def _write(self, n: SNode, kids: tuple[int, ...]) -> int:
         if n.ctor in _CONSTS:
