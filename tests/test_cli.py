@@ -129,3 +129,10 @@ def test_compare_corpus_json_csv_and_resume(tmp_path, capsys):
     assert main(args) == 0  # resumed: nothing left to run, the file's rows are summarized again
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["summary"]["programs"] == 3
     assert len(out.read_text().splitlines()) == 3
+
+
+def test_render_c_prints_the_backend_source(capsys):
+    from eqsat_uopc import load_example, render_c
+
+    assert main(["render-c", str(EXAMPLES / "call_sq.uir")]) == 0
+    assert capsys.readouterr().out == render_c(load_example(EXAMPLES / "call_sq.uir").program)
