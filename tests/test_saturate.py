@@ -38,6 +38,12 @@ def test_roundtrip_programs(p: UOp) -> None:
     _roundtrip(p)
 
 
+@settings(max_examples=30, deadline=None)
+@given(programs(ranges=True, max_ops=14))
+def test_roundtrip_programs_with_ranges(p: UOp) -> None:
+    _roundtrip(p)
+
+
 def test_roundtrip_keeps_f32_bits() -> None:
     a = UOp.const(-0.0) + UOp.const(0.0)
     b = UOp.const(float("nan")) * UOp.const(0.1)
