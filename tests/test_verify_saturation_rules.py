@@ -42,8 +42,9 @@ def test_no_egg_rule_is_unsound_and_every_int_rule_is_checked(reports):
         ("intervals/cast-ne", "proved"),
     ]
     # f32 typings are tested on random inputs, bit for bit
-    f32_only = [r for r in reports if r.rule in F32_ONLY]
-    assert [(r.status, r.typings, r.f32_tested) for r in f32_only] == [("tested", 0, 200)] * 5
+    f32_only = [r for r in reports if r.typings == 0]
+    assert set(F32_ONLY) <= {r.rule for r in f32_only}
+    assert all(r.rule.endswith("-f32") and (r.status, r.f32_tested) == ("tested", 200) for r in f32_only)
     assert next(r for r in reports if r.rule == "comm_assoc/add-comm").f32_tested == 200
     proved = {r.rule for r in reports if r.status == "proved"}
     # every guarded rule proves its no-overflow precondition: sound under wraparound for all constants
