@@ -7,7 +7,7 @@ import re
 import pytest
 import z3
 
-from eqsat_uopc.dtype import dtypes
+from eqsat_uopc.dtype import dtypes, truncate
 from eqsat_uopc.ops import Ops
 from eqsat_uopc.semantics import exec_alu
 from eqsat_uopc.uop import UOp
@@ -287,3 +287,18 @@ def test_check_equivalent_with_ranges_and_selected_backends():
     msg = "unknown backend 'gpu' (expected some of interpreter, c)"
     with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
         check_equivalent(x, x, backends=("gpu",))
+
+
+def test_check_equivalent_on_calls_and_tensors_through_every_engine():
+    p0 = UOp.param(0)
+    program = ((p0 * p0).call(p0, name="sq") * 2).call(x + 1, name="g")
+    v = check_equivalent(program, (x + 1) * (x + 1) * 2, samples=30)
+    assert v.status == "proved" and v.held == ("reference", "interpreter", "c", "z3")
+    m = UOp.param(0, dtypes.i32, (2, 3))
+    column_sums = m.permute((1, 0)).reduce(Ops.ADD)
+    v = check_equivalent(column_sums, m.index(0) + m.index(1), samples=30)
+    assert v.status == "proved" and v.held == ("reference", "interpreter", "c", "z3")
+    v = check_equivalent(column_sums, m.index(0) * 2, samples=30)
+    assert v.status == "refuted" and [c.status for c in v.checks] == ["failed"] * 4
+    rows = v.counterexample[0]
+    assert [truncate(dtypes.i32, rows[0][k] + rows[1][k]) for k in range(3)] == v.values[0] != v.values[1]
