@@ -21,12 +21,18 @@ Each solve is a relaxation of the true problem (fewer cycle cuts), so its optimu
 bound; an acyclic optimum is therefore optimal. On a time-out the best acyclic choice known (the
 warm start or a better one found) is returned with `optimal=False` and the last proved bound.
 
+Necessary e-classes (`necessary_classes`): the e-classes every finite term of an e-class contains,
+a greatest fixpoint over the e-graph. They give valid rows y_c <= y_d (d necessary for c; y_d = 1
+if d is necessary for a root), which the LP relaxation, fond of splitting a choice into fractions,
+cannot dodge; and a lower bound on a term's DAG cost: the sum of the cheapest e-node of each
+e-class it must contain.
+
 Before solving, the problem is pruned: only e-classes reachable from the roots; no e-node that has
-its own e-class as a child (never part of an acyclic choice), or a child with no finite term, or a
-lower bound (node cost + the largest child bound: the depth aggregation, never above a term's DAG
-cost) above the greedy DAG cost; and no e-node dominated by another of its e-class (no dearer,
-needing a subset of its child e-classes: commutative twins). Every solve is warm-started with the
-greedy DAG choice (hill-climbed), so the result is never worse than greedy.
+its own e-class as a child or must contain it (never part of an acyclic choice), or a child with no
+finite term, or a lower bound above the greedy DAG cost (two bounds: node cost + the largest child
+bound, the depth aggregation; and the necessary-class sum above); and no e-node dominated by another
+of its e-class (no dearer, needing a subset of its child e-classes: commutative twins). Every solve
+is warm-started with the greedy DAG choice (hill-climbed), so the result is never worse than greedy.
 
 With integer node costs the solver stops when the gap is below 1 (no better integer cost exists);
 otherwise the gap tolerance is 1e-9. Optimality is only claimed for "dag" cost models (for "tree"
@@ -75,6 +81,46 @@ def _new_highs():
     return h
 
 
+def necessary_classes(problem: ExtractionProblem, usable: list[bool]) -> list[frozenset[int] | None]:
+    """For each e-class, the e-classes every finite term of it contains (None: it has no term).
+
+    The greatest fixpoint of nec(c) = {c} | intersection over c's usable e-nodes n of the union of
+    nec(d) over n's children d, computed downwards from "everything" (None) with a worklist. Sound by
+    induction on a term's height: the root e-node is one of the intersected ones.
+    """
+    nec: list[frozenset[int] | None] = [None] * problem.num_classes
+    children = problem.node_children
+    parents = problem.parents
+    work = list(range(problem.num_classes))
+    queued = [True] * problem.num_classes
+    while work:
+        c = work.pop()
+        queued[c] = False
+        acc: frozenset[int] | None = None  # None = the universe
+        for n in problem.class_nodes[c]:
+            if not usable[n]:
+                continue
+            union: set[int] = set()
+            top = False
+            for d in children[n]:
+                if nec[d] is None:
+                    top = True
+                    break
+                union |= nec[d]
+            if top:
+                continue
+            acc = frozenset(union) if acc is None else acc & union
+        new = None if acc is None else acc | {c}
+        if new != nec[c]:
+            nec[c] = new
+            for p in parents[c]:
+                k = problem.node_class[p]
+                if not queued[k]:
+                    queued[k] = True
+                    work.append(k)
+    return nec
+
+
 def _undominated(problem: ExtractionProblem, nodes: list[int], replaced: dict[int, int]) -> list[int]:
     """nodes without those another one dominates, recording replaced[dropped] = its dominator.
 
@@ -108,6 +154,8 @@ class _Model:
         self.nodes = [n for c in self.classes for n in kept[c]]
         self.col = {n: j for j, n in enumerate(self.nodes)}
         self.rows = 0
+        self.bb_nodes = 0
+        self.lp_iterations = 0
         self.cuts: set[tuple[frozenset[int], int]] = set()
         self.h = h = _new_highs()
         h.setOptionValue("threads", 1)
@@ -156,6 +204,19 @@ class _Model:
         )
         self.rows += len(batch)
 
+    def necessary(self, nec: list[frozenset[int] | None]) -> None:
+        """y_c <= y_d for every e-class d that every term of c contains; the roots' fixed to 1."""
+        batch = []
+        for c in self.classes:
+            for d in sorted(nec[c] or ()):
+                if d != c and d in self.ycol:
+                    batch.append(([self.ycol[c], self.ycol[d]], [1.0, -1.0], -self.hs.kHighsInf, 0.0))
+        for r in self.problem.roots:
+            for d in nec[r] or ():
+                if d in self.ycol:
+                    self.h.changeColBounds(self.ycol[d], 1.0, 1.0)
+        self.add_rows(batch)
+
     def cycle_cuts(self, component: set[int]) -> int:
         """Add the sink cuts of an e-class set (one per member c0); returns how many were new."""
         exits = [
@@ -194,6 +255,8 @@ class _Model:
         status = h.getModelStatus()
         info = h.getInfo()
         bound = info.mip_dual_bound
+        self.bb_nodes += info.mip_node_count
+        self.lp_iterations += info.simplex_iteration_count
         choice = None
         if info.primal_solution_status == 2:
             values = h.getSolution().col_value
@@ -238,12 +301,32 @@ class IlpExtractor:
         node_cost = problem.node_cost
         slack = 1e-9 * max(1.0, abs(upper))
 
-        def usable(n: int) -> bool:
+        def depth_ok(n: int) -> bool:
             k = node_class[n]
             kids = children[n]
             if any(c == k or lower[c] == math.inf for c in kids):
                 return False
             return node_cost[n] + max((lower[c] for c in kids), default=0) <= upper + slack
+
+        ok = [depth_ok(n) for n in range(problem.num_nodes)]
+        # the e-classes every term through n contains are distinct and each costs at least its
+        # cheapest e-node: a second, often much stronger bound; and a term through n that must
+        # contain n's own e-class is cyclic
+        for _ in range(2):
+            nec = necessary_classes(problem, ok)
+            cheapest = [
+                min((node_cost[n] for n in problem.class_nodes[c] if ok[n]), default=math.inf)
+                for c in range(problem.num_classes)
+            ]
+            for n in range(problem.num_nodes):
+                if ok[n]:
+                    need = set().union(*(nec[d] for d in children[n]))  # type: ignore[arg-type]
+                    k = node_class[n]
+                    ok[n] = k not in need and node_cost[n] + sum(cheapest[d] for d in need) <= upper + slack
+        nec = necessary_classes(problem, ok)
+
+        def usable(n: int) -> bool:
+            return ok[n]
 
         kept: dict[int, list[int]] = {}
         replaced: dict[int, int] = {}
@@ -259,6 +342,7 @@ class IlpExtractor:
         best_cost = problem.dag_cost(best)
 
         model = _Model(problem, kept)
+        model.necessary(nec)
         graph = nx.DiGraph()
         graph.add_nodes_from(model.classes)
         graph.add_edges_from((node_class[n], ch) for n in model.nodes for ch in children[n])
@@ -291,7 +375,14 @@ class IlpExtractor:
                 break  # pragma: no cover  (a chosen cycle always violates a cut not yet added)
         if bound is not None and model.integral:
             bound = math.ceil(bound - 1e-6)
-        info = {"status": status, "columns": len(model.nodes), "rows": model.rows, "rounds": rounds}
+        info = {
+            "status": status,
+            "columns": len(model.nodes),
+            "rows": model.rows,
+            "rounds": rounds,
+            "bb_nodes": model.bb_nodes,
+            "lp_iterations": model.lp_iterations,
+        }
         if problem.kind != "dag":
             return Solution(best, optimal=None, info=info)
         if proved:

@@ -190,7 +190,7 @@ def test_exact_time_limit_returns_its_best_unproved():
 
 
 class OpCosts:
-    """A DAG cost model from per-op costs (default 1); the constants 7 and 3 cost 10 and 2."""
+    """A DAG cost model from per-op costs (default 1); the constants 7 and 3 cost 5 and 2."""
 
     kind = "dag"
     name = "op_costs"
@@ -200,30 +200,29 @@ class OpCosts:
 
     def node_cost(self, op, arg, dtype, shape):
         if op is Ops.CONST and arg in (7, 3):
-            return {7: 10, 3: 2}[arg]
+            return {7: 5, 3: 2}[arg]
         return self.table.get(op, 1)
 
 
 def test_exact_cuts_a_cycle_the_relaxation_chose():
-    """a = 7 | b*b;  b = a+a | max(c, d) | e % f;  e = 3 | a // a;  f = c*d + max(d, c); MAX costs 2.
+    """a = 7 | b*b;  b = a+a | max(c, d) | e % f;  e = 3 | a // a;  f = c*c; costs: 7: 5, 3: 2, MAX: 2.
 
-    {a, b, e} is one cycle class set. Its up-front cut is met by e's leaf 3 (cost 2), so the first solve
-    takes the cycle a = b*b, b = a+a (cost 4 with that leaf); the cut for {a, b} then forces an exit:
-    b = max(c, d), cost 5, proved in round 2 (through e % f it would cost 10)."""
+    {a, b, e} is one cycle class set. Its up-front cut is met by e's leaf 3, so the first solve takes
+    the cycle a = b*b, b = a+a (cost 4 with that leaf); the cut for {a, b} then forces an exit: a = 7
+    or b = max(c, d), both cost 5, proved in round 2 (through e % f it would cost 6)."""
     classes = {
         "a": cls("a", n(Ops.CONST, arg=7), n(Ops.MUL, "b", "b")),
         "b": cls("b", n(Ops.ADD, "a", "a"), n(Ops.MAX, "c", "d"), n(Ops.FLOORMOD, "e", "f")),
         "c": cls("c", n(Ops.CONST, arg=1)),
         "d": cls("d", n(Ops.CONST, arg=2)),
         "e": cls("e", n(Ops.CONST, arg=3), n(Ops.FLOORDIV, "a", "a")),
-        "f": cls("f", n(Ops.ADD, "g", "h")),
-        "g": cls("g", n(Ops.MUL, "c", "d")),
-        "h": cls("h", n(Ops.MAX, "d", "c")),
+        "f": cls("f", n(Ops.MUL, "c", "c")),
     }
     g = EGraph(classes, ("a",))
     m = UOp.const(1).maximum(2)
     model = OpCosts({Ops.MAX: 2})
     r = extract(g, model, "exact")
-    assert (r.program, r.cost, r.optimal, r.bound, r.info["rounds"]) == (m * m, 5, True, 5, 2)
+    assert (r.cost, r.optimal, r.bound, r.info["rounds"]) == (5, True, 5, 2)
+    assert r.program in (m * m, UOp.const(7))
     assert extract(g, model, "greedy_dag").cost == 5
     assert extract(g, OpCosts({Ops.MAX: 20}), "exact").program is UOp.const(7)
