@@ -226,3 +226,35 @@ def test_exact_cuts_a_cycle_the_relaxation_chose():
     assert r.program in (m * m, UOp.const(7))
     assert extract(g, model, "greedy_dag").cost == 5
     assert extract(g, OpCosts({Ops.MAX: 20}), "exact").program is UOp.const(7)
+
+
+def test_necessary_classes():
+    """r = a + b | c; a = x * y | x; b = a * 2 | b + 0 (self-loop); c = c * 1 (no finite term)."""
+    from eqsat_uopc.extract import COST_MODELS
+    from eqsat_uopc.extract.ilp import necessary_classes
+    from eqsat_uopc.extract.problem import ExtractionProblem
+
+    classes = leaf_classes()
+    classes["two"] = cls("two", n(Ops.CONST, arg=2))
+    classes["zero"] = cls("zero", n(Ops.CONST, arg=0))
+    classes["one"] = cls("one", n(Ops.CONST, arg=1))
+    classes["a"] = cls("a", n(Ops.MUL, "x", "y"), n(Ops.MAX, "x", "x"))
+    classes["b"] = cls("b", n(Ops.MUL, "a", "two"), n(Ops.ADD, "b", "zero"))
+    classes["c"] = cls("c", n(Ops.MUL, "c", "one"))
+    classes["r"] = cls("r", n(Ops.ADD, "a", "b"), n(Ops.MAX, "c", "c"))
+    p = ExtractionProblem(EGraph(classes, ("r",)), COST_MODELS["dag_size"])
+    nec = necessary_classes(p, [True] * p.num_nodes)
+    ids = p.class_ids
+    named = {ids[k]: None if s is None else sorted(ids[d] for d in s) for k, s in enumerate(nec)}
+    assert named == {
+        "x": ["x"],
+        "y": ["y"],
+        "c3": ["c3"],
+        "two": ["two"],
+        "zero": ["zero"],
+        "one": ["one"],
+        "a": ["a", "x"],
+        "b": ["a", "b", "two", "x"],
+        "c": None,
+        "r": ["a", "b", "r", "two", "x"],
+    }
