@@ -21,7 +21,7 @@ from .cost import (
 from .egglog_extract import EgglogExtractor
 from .egraph import ClassId, EClass, EGraph, EGraphError, ENode
 from .errors import CostModelError, ExtractionError
-from .extraction import ExtractResult, extract
+from .extraction import ExtractResult, check_result, extract
 from .greedy_dag import GreedyDagExtractor
 from .ilp import IlpExtractor
 from .latency import DEFAULT_LATENCY_TABLE, Latency, load_latency_table, save_latency_table
@@ -57,6 +57,7 @@ __all__ = [
     "TreeSize",
     "build_programs",
     "check_choice",
+    "check_result",
     "choose_extractor",
     "cost_model",
     "cost_of",

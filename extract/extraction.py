@@ -22,7 +22,7 @@ from .errors import ExtractionError
 from .problem import ExtractionProblem
 from .registry import choose_extractor, extractor_named
 
-__all__ = ["ExtractResult", "extract"]
+__all__ = ["ExtractResult", "check_result", "extract"]
 
 
 @dataclass(frozen=True)
@@ -115,3 +115,22 @@ def extract(
         bound,
         solution.info,
     )
+
+
+def check_result(egraph: EGraph, result: ExtractResult, cost: str | Any | None = None) -> None:
+    """Re-check an ExtractResult against its e-graph from scratch; raises ExtractionError on a mismatch.
+
+    The choice must pass check_choice and hold exactly the e-classes the roots need, rebuilding it must
+    give the very same programs, and their cost under `cost` (default: the result's own cost model,
+    looked up by name) must be the reported cost.
+    """
+    needed = check_choice(egraph, result.choice)
+    if set(needed) != set(result.choice):
+        extra = sorted(set(result.choice) - set(needed))
+        raise ExtractionError(f"choice holds e-classes no root needs: {', '.join(extra)}")
+    programs = build_programs(egraph, result.choice)
+    if programs != result.programs:
+        raise ExtractionError("the choice does not rebuild the reported programs")
+    recomputed = cost_of(programs, result.cost_model if cost is None else cost)
+    if abs(recomputed - result.cost) > _tolerance(recomputed):
+        raise ExtractionError(f"reported cost {result.cost}, but the programs cost {recomputed}")

@@ -11,6 +11,7 @@ from eqsat_uopc.extract import (
     ExtractionError,
     GreedyDagExtractor,
     check_choice,
+    check_result,
     cost_of,
     extract,
 )
@@ -258,3 +259,20 @@ def test_necessary_classes():
         "c": None,
         "r": ["a", "b", "r", "two", "x"],
     }
+
+
+def test_check_result_catches_tampering():
+    import dataclasses
+
+    g = tree_vs_dag()
+    r = extract(g, "dag_size")
+    check_result(g, r)
+    with pytest.raises(ExtractionError, match=r"^reported cost 3, but the programs cost 4$"):
+        check_result(g, dataclasses.replace(r, cost=3))
+    with pytest.raises(ExtractionError, match=r"^choice holds e-classes no root needs: c3$"):
+        check_result(g, dataclasses.replace(r, choice={**r.choice, "c3": n(Ops.CONST, arg=3)}))
+    with pytest.raises(ExtractionError, match=r"^the choice does not rebuild the reported programs$"):
+        check_result(g, dataclasses.replace(r, programs=(X + Y,)))
+    user = extract(g, OpCosts({Ops.MUL: 10}))  # a user model is not in COST_MODELS: pass it
+    assert user.program is X + Y.maximum(3)
+    check_result(g, user, OpCosts({Ops.MUL: 10}))

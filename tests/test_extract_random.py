@@ -12,7 +12,7 @@ import itertools
 import math
 import random
 
-from eqsat_uopc.extract import COST_MODELS, EGraph, extract
+from eqsat_uopc.extract import COST_MODELS, EGraph, check_result, extract
 from eqsat_uopc.extract.problem import ExtractionProblem
 from eqsat_uopc.extract.random_egraph import equivalent_egraph, random_egraph, random_program
 from hypothesis import given, settings
@@ -90,6 +90,7 @@ def check_all(g: EGraph) -> dict[tuple[str, str], object]:
             r = extract(g, cost, name)
             for root, prog in zip(g.roots, r.programs, strict=True):
                 assert (prog.dtype, prog.shape) == (g.classes[root].dtype, g.classes[root].shape)
+            check_result(g, r)
             results[cost, name] = r
     for cost in ("tree_size", "depth"):
         problem = ExtractionProblem(g, COST_MODELS[cost])
