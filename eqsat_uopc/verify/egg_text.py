@@ -1,0 +1,114 @@
+"""Reading egglog rule text: S-expressions, and each rule as query atoms and actions.
+
+`parse_egg_rules(text)` returns one `EggRule` per `(rule ...)` and `(rewrite ...)`, and two per
+`(birewrite ...)` (the second named "<name> (reversed)"). A rewrite is read as the rule
+`((= $e LHS)) ((union $e RHS))`. Options (`:ruleset`, `:name`) and flags (`:subsume`) are
+recognised; the ruleset's suffix gives the declared semantics: `_noovf` is "no_overflow", every
+other ruleset "wrap".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["EggRule", "Str", "parse_egg_rules", "show"]
+
+
+class Str(str):
+    """A string literal of the egglog text (a type string), as opposed to a symbol."""
+
+
+# ---------------------------------------------------------------------------
+# reading the text
+
+
+_TOKEN = re.compile(r'\s+|;[^\n]*|"(?:[^"\\]|\\.)*"|[()]|[^\s()";]+')
+
+
+def _sexprs(text: str) -> list[Any]:
+    stack: list[list[Any]] = [[]]
+    for m in _TOKEN.finditer(text):
+        tok = m.group(0)
+        if tok[0].isspace() or tok[0] == ";":
+            continue
+        if tok == "(":
+            stack.append([])
+        elif tok == ")":
+            if len(stack) == 1:
+                raise ValueError(f"unbalanced ')' at offset {m.start()}")
+            done = stack.pop()
+            stack[-1].append(done)
+        elif tok[0] == '"':
+            stack[-1].append(Str(tok[1:-1]))
+        elif re.fullmatch(r"-?\d+", tok):
+            stack[-1].append(int(tok))
+        else:
+            stack[-1].append(tok)
+    if len(stack) != 1:
+        raise ValueError("unbalanced '(' at the end of the text")
+    return stack[0]
+
+
+def show(x: Any) -> str:
+    if isinstance(x, list):
+        return "(" + " ".join(show(e) for e in x) + ")"
+    return f'"{x}"' if isinstance(x, Str) else str(x)
+
+
+@dataclass(frozen=True)
+class EggRule:
+    """One rule (one direction of a birewrite) as query atoms and actions."""
+
+    name: str
+    ruleset: str
+    int_semantics: str
+    query: tuple[Any, ...]
+    actions: tuple[Any, ...]
+
+    def __str__(self) -> str:
+        q = " ".join(show(a) for a in self.query)
+        a = " ".join(show(x) for x in self.actions)
+        return f"{self.name}: {q} => {a}"
+
+
+def _options(form: list[Any], start: int) -> dict[str, Any]:
+    """`:key value` options after the rule proper; a flag with no value (`:subsume`) maps to True."""
+    opts: dict[str, Any] = {}
+    i = start
+    while i < len(form):
+        key = form[i]
+        if isinstance(key, str) and not isinstance(key, Str) and key.startswith(":"):
+            nxt = form[i + 1] if i + 1 < len(form) else None
+            if nxt is None or (isinstance(nxt, str) and not isinstance(nxt, Str) and nxt.startswith(":")):
+                opts[key] = True
+                i += 1
+                continue
+            opts[key] = nxt
+            i += 2
+            continue
+        i += 1
+    return opts
+
+
+def parse_egg_rules(text: str) -> list[EggRule]:
+    """The rules of an egglog program (rewrite, birewrite in both directions, rule)."""
+    out = []
+    for form in _sexprs(text):
+        if not isinstance(form, list) or not form or form[0] not in ("rewrite", "birewrite", "rule"):
+            continue
+        opts = _options(form, 3)
+        ruleset = str(opts.get(":ruleset", ""))
+        name = str(opts.get(":name", f"{form[0]}@{len(out)}"))
+        sem = "no_overflow" if ruleset.endswith("_noovf") else "wrap"
+        if form[0] == "rule":
+            out.append(EggRule(name, ruleset, sem, tuple(form[1]), tuple(form[2])))
+            continue
+        lhs, rhs = form[1], form[2]
+        out.append(EggRule(name, ruleset, sem, (["=", "$e", lhs],), (["union", "$e", rhs],)))
+        if form[0] == "birewrite":
+            out.append(
+                EggRule(f"{name} (reversed)", ruleset, sem, (["=", "$e", rhs],), (["union", "$e", lhs],))
+            )
+    return out
