@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import struct
 import tempfile
+import weakref
 from collections import defaultdict
 from typing import Any
 
@@ -68,6 +70,7 @@ class Lowerer:
         self.args: list[Any] = []  # table key -> arg
         self.calls: list[UOp] = []  # CALL nodes lowered, in order (the inliner walks them)
         self.rows: dict[str, list[str]] = defaultdict(list)
+        self._dir: str | None = None
 
     # -- Python-side state that egglog's push/pop does not see
     def checkpoint(self) -> tuple[int, int, int, int, int]:
@@ -167,17 +170,19 @@ class Lowerer:
         """Load every pending row into egglog (one iteration of `load`); False if there was none."""
         if not self.rows:
             return False
-        with tempfile.TemporaryDirectory(prefix="eqsat_uopc_") as tmp:
-            cmds = []
-            for rel, lines in self.rows.items():
-                path = os.path.join(tmp, f"{rel}.tsv")
-                with open(path, "w") as f:
-                    f.write("\n".join(lines))
-                    f.write("\n")
-                cmds.append(f'(input {rel} "{path}")')
-            self.rows.clear()
-            cmds.append("(run load 1)")
-            self.egraph.parse_and_run_program("\n".join(cmds))
+        if self._dir is None:  # one directory per Lowerer, removed with it
+            self._dir = tempfile.mkdtemp(prefix="eqsat_uopc_")
+            weakref.finalize(self, shutil.rmtree, self._dir, True)
+        cmds = []
+        for rel, lines in self.rows.items():
+            path = os.path.join(self._dir, f"{rel}.tsv")
+            with open(path, "w") as f:
+                f.write("\n".join(lines))
+                f.write("\n")
+            cmds.append(f'(input {rel} "{path}")')
+        self.rows.clear()
+        cmds.append("(run load 1)")
+        self.egraph.parse_and_run_program("\n".join(cmds))
         return True
 
 
