@@ -151,6 +151,19 @@ def test_bad_input(kwargs: dict, message: str) -> None:
     assert str(info.value) == message
 
 
+def test_unknown_family() -> None:
+    from eqsat_uopc.rules import RuleSet
+
+    with pytest.raises(SaturationError) as info:
+        saturate(UOp.param(0), rules=RuleSet("mine", ("fold", "magic")))
+    assert str(info.value) == (
+        "rule set 'mine' has unknown families ['magic'] (known: identities, fold, reassociation, "
+        "distribution, divmod, recombination, comparisons, intervals, comm_assoc, evaluate)"
+    )
+    with pytest.raises(SaturationError, match=r"^time_limit must be positive, got nan$"):
+        saturate(UOp.param(0), time_limit=float("nan"))
+
+
 def test_not_a_program() -> None:
     with pytest.raises(SaturationError, match=r"^saturate needs a UOp program, got int$"):
         saturate(3)  # type: ignore[arg-type]

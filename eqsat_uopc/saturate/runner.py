@@ -2,8 +2,8 @@
 
 One iteration is one egglog step of the rule set under a persistent back-off scheduler
 (scheduler.py: a rule that matches too much is banned for a while, with doubling thresholds, as
-egg's BackoffScheduler), then the Python folding step. Before each
-iteration the runner `push`es the egglog e-graph (and checkpoints its own tables); after it, it
+egg's BackoffScheduler), then the Python folding step (fold.py). Before each iteration the runner
+`push`es the egglog e-graph (and checkpoints its own tables); after it, it
 reads the size. An iteration that leaves more e-nodes than the budget is undone (`pop`) and the
 run stops with "node_budget": the e-graph extraction sees never has more than `node_budget`
 e-nodes. The run also stops when an iteration changes nothing and no rule is banned ("saturated"),
@@ -14,14 +14,13 @@ in egglog's Value order, results are deterministic.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from egglog import bindings
 
-from eqsat_uopc.rules import RULE_SETS, RuleSet, egglog_program
+from eqsat_uopc.rules import FAMILIES, RULE_SETS, RuleSet, egglog_program
 from eqsat_uopc.uop import UOp
 
 from .errors import SaturationError
@@ -67,16 +66,20 @@ class Extraction:
 
 
 def _check_positive(name: str, value: Any, integer: bool) -> None:
-    ok = isinstance(value, int) and not isinstance(value, bool) if integer else isinstance(value, int | float)
-    if not ok or isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, int if integer else int | float):
         kind = "an int" if integer else "a number of seconds"
         raise SaturationError(f"{name} must be {kind}, got {value!r}")
-    if not value > 0 or (not integer and math.isnan(value)):
+    if not value > 0:  # NaN too
         raise SaturationError(f"{name} must be positive, got {value!r}")
 
 
 def _resolve_rules(rules: str | RuleSet) -> RuleSet:
     if isinstance(rules, RuleSet):
+        unknown = [f for f in rules.families if f not in FAMILIES]
+        if unknown:
+            raise SaturationError(
+                f"rule set {rules.name!r} has unknown families {unknown} (known: {', '.join(FAMILIES)})"
+            )
         return rules
     if not isinstance(rules, str) or rules not in RULE_SETS:
         raise SaturationError(f"unknown rule set {rules!r} (known: {', '.join(RULE_SETS)})")
