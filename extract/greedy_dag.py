@@ -27,29 +27,42 @@ def greedy_dag_choice(problem: ExtractionProblem) -> tuple[dict[int, int], list[
     cost = [math.inf] * ncls
     best = [-1] * ncls
     final = [False] * ncls
-    sets: list[frozenset[int] | None] = [None] * ncls
-    cand_sets: dict[int, frozenset[int]] = {}
+    sets: list[set[int] | None] = [None] * ncls
+    cand_sets: dict[int, set[int]] = {}
     children = problem.node_children
     node_cost = problem.node_cost
     node_class = problem.node_class
     pos = problem.node_position
     parents = problem.parents
     pending = [len(set(k)) for k in children]
+    readers = [len(p) for p in parents]  # e-nodes still to read each final e-class's set
     heap: list[tuple[float, int, int, int]] = []
+
+    def release(ch: int) -> None:
+        readers[ch] -= 1
+        if readers[ch] == 0:
+            sets[ch] = None  # nobody reads it again: keeps memory at the frontier of the search
 
     def relax(n: int) -> None:
         k = node_class[n]
-        if final[k]:
-            return
         kids = sorted(set(children[n]), key=lambda ch: -len(sets[ch]))  # type: ignore[arg-type]
+        if final[k]:
+            for ch in kids:
+                release(ch)
+            return
         if kids:
-            base = set(sets[kids[0]])  # type: ignore[arg-type]
-            total = cost[kids[0]]
+            first = kids[0]
+            # the last reader takes the largest set over instead of copying it: a chain costs O(1) a link
+            base = sets[first] if readers[first] == 1 else set(sets[first])  # type: ignore[arg-type]
+            sets[first] = None if readers[first] == 1 else sets[first]
+            readers[first] -= 1
+            total = cost[first]
             for ch in kids[1:]:
                 for c in sets[ch]:  # type: ignore[union-attr]
                     if c not in base:
                         base.add(c)
                         total += node_cost[best[c]]
+                release(ch)
         else:
             base, total = set(), 0
         base.add(k)
@@ -58,7 +71,7 @@ def greedy_dag_choice(problem: ExtractionProblem) -> tuple[dict[int, int], list[
         if b < 0 or total < cost[k] or (total == cost[k] and pos[n] < pos[b]):
             cost[k] = total
             best[k] = n
-            cand_sets[k] = frozenset(base)
+            cand_sets[k] = base
             heapq.heappush(heap, (total, k, pos[n], n))
 
     for n in range(problem.num_nodes):

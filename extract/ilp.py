@@ -58,6 +58,7 @@ __all__ = ["IlpExtractor"]
 
 _banner_silenced = False
 MAX_ROUNDS = 200  # cut rounds before giving up (with the best acyclic choice, optimal=False)
+NEC_BUDGET = 2_000_000  # set elements the necessary-class analysis may build before it gives up
 
 
 def _new_highs():
@@ -81,8 +82,13 @@ def _new_highs():
     return h
 
 
-def necessary_classes(problem: ExtractionProblem, usable: list[bool]) -> list[frozenset[int] | None]:
+def necessary_classes(
+    problem: ExtractionProblem, usable: list[bool], budget: int = NEC_BUDGET
+) -> list[frozenset[int] | None] | None:
     """For each e-class, the e-classes every finite term of it contains (None: it has no term).
+
+    Returns None instead when the sets would hold more than `budget` elements in all (a long chain
+    makes them quadratic): the analysis only strengthens the exact extractor, which does without it.
 
     The greatest fixpoint of nec(c) = {c} | intersection over c's usable e-nodes n of the union of
     nec(d) over n's children d, computed downwards from "everything" (None) with a worklist. Sound by
@@ -111,6 +117,10 @@ def necessary_classes(problem: ExtractionProblem, usable: list[bool]) -> list[fr
                 continue
             acc = frozenset(union) if acc is None else acc & union
         new = None if acc is None else acc | {c}
+        if new is not None:
+            budget -= len(new)
+            if budget < 0:
+                return None
         if new != nec[c]:
             nec[c] = new
             for p in parents[c]:
@@ -314,6 +324,8 @@ class IlpExtractor:
         # contain n's own e-class is cyclic
         for _ in range(2):
             nec = necessary_classes(problem, ok)
+            if nec is None:
+                break
             cheapest = [
                 min((node_cost[n] for n in problem.class_nodes[c] if ok[n]), default=math.inf)
                 for c in range(problem.num_classes)
@@ -323,7 +335,7 @@ class IlpExtractor:
                     need = set().union(*(nec[d] for d in children[n]))  # type: ignore[arg-type]
                     k = node_class[n]
                     ok[n] = k not in need and node_cost[n] + sum(cheapest[d] for d in need) <= upper + slack
-        nec = necessary_classes(problem, ok)
+        nec = necessary_classes(problem, ok) if nec is not None else None
 
         def usable(n: int) -> bool:
             return ok[n]
@@ -341,8 +353,17 @@ class IlpExtractor:
         best = {c: replaced.get(n, n) for c, n in greedy.items()}
         best_cost = problem.dag_cost(best)
 
+        if all(len(nodes) == 1 for nodes in kept.values()):
+            forced = {c: nodes[0] for c, nodes in kept.items()}
+            if not _chosen_cycles(problem, forced):  # one candidate per e-class: nothing to solve
+                cost = problem.dag_cost(forced)
+                info = {"status": "forced", "columns": len(forced), "rows": 0, "rounds": 0}
+                if problem.kind != "dag":
+                    return Solution(forced, optimal=None, info=info)
+                return Solution(forced, optimal=True, bound=cost, info=info)
         model = _Model(problem, kept)
-        model.necessary(nec)
+        if nec is not None:
+            model.necessary(nec)
         graph = nx.DiGraph()
         graph.add_nodes_from(model.classes)
         graph.add_edges_from((node_class[n], ch) for n in model.nodes for ch in children[n])

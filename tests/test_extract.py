@@ -276,3 +276,17 @@ def test_check_result_catches_tampering():
     user = extract(g, OpCosts({Ops.MUL: 10}))  # a user model is not in COST_MODELS: pass it
     assert user.program is X + Y.maximum(3)
     check_result(g, user, OpCosts({Ops.MUL: 10}))
+
+
+def test_a_20000_deep_chain():
+    """Iterative everywhere, and no quadratic sets: greedy hands a chain's set down, exact sees it forced."""
+    u = X
+    for i in range(20000):
+        u = u + (i % 7)
+    g = EGraph.from_programs(u)
+    for name in ("bottom_up", "greedy_dag", "exact"):
+        r = extract(g, "dag_size", name)
+        assert r.program is u and r.cost == 20008  # 20000 ADDs, x and the constants 0..6
+    exact = extract(g, "dag_size", "exact")
+    assert (exact.optimal, exact.info["status"]) == (True, "forced")
+    assert extract(g, "depth").cost == 20001
