@@ -1,0 +1,431 @@
+"""Helpers for the research notebooks: the measurements they make, as tested library functions.
+
+The notebooks in `notebooks/` ask one question each and answer it with the public API. What they
+need beyond one `compare` or `saturate` call lives here, so that it is tested and reusable:
+
+- corpus loading with the repository-relative path (`caviar_path`, `caviar_sample`) and the
+  expected constant of a Caviar entry (`expected_constant`, `proof_status`);
+- greedy against saturation under several cost models from *one* saturation, with an extraction
+  time limit (`greedy_vs_saturated`);
+- budgets: `budget_sweep` (one saturation per node budget), `growth_table` (e-graph size per
+  iteration), `iteration_times` (wall time of each iteration), `add_chain` (the associativity
+  blow-up);
+- extractors: `extractor_table` (every extractor on one e-graph, cost and time);
+- rule order: `permuted_matchers` and `rule_order_results` (greedy under permuted rule lists);
+- runtime: `batched` (a scalar program applied to n lanes, so a C timing measures n evaluations)
+  and `c_runtime` (seconds per lane through `compile_c(...).time`).
+
+Rows are plain dicts of JSON-able values, so a notebook can tabulate or plot them directly.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import operator
+import random
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .backend import compile_c
+from .corpus import CorpusEntry, load_caviar
+from .dtype import dtypes
+from .extract import EXTRACTORS, cost_of, extract
+from .greedy import PatternMatcher, graph_rewrite, simplify, symbolic
+from .ops import ALU, Ops
+from .saturate import DEFAULT_ITER_LIMIT, saturate
+from .uir import to_uir
+from .uop import UOp
+
+__all__ = [
+    "EXPECTED_CONSTANT",
+    "add_chain",
+    "batched",
+    "budget_sweep",
+    "c_runtime",
+    "caviar_path",
+    "caviar_sample",
+    "corpus_job",
+    "expected_constant",
+    "extractor_table",
+    "greedy_vs_saturated",
+    "growth_table",
+    "iteration_times",
+    "lane_values",
+    "permuted_matchers",
+    "proof_status",
+    "repo_root",
+    "rule_order_results",
+    "run_corpus",
+]
+
+CAVIAR_RELATIVE = Path("..") / "shared" / "bench" / "caviar_dev.jsonl"
+CAVIAR_FALLBACK = Path("/work/shared/bench/caviar_dev.jsonl")
+
+# sample_verdict -> the constant a proof reduces the expression to (None: no constant is right)
+EXPECTED_CONSTANT: dict[str, bool | None] = {
+    "true_on_all_samples": True,
+    "false_on_all_samples": False,
+    "mixed": None,
+}
+
+
+# ---------------------------------------------------------------------------
+# corpora
+
+
+def repo_root() -> Path:
+    """The checkout this package was imported from (the directory holding eqsat_uopc/)."""
+    return Path(__file__).resolve().parent.parent
+
+
+def caviar_path() -> Path:
+    """caviar_dev.jsonl: `../shared/bench/` beside the repository root (CI), else /work/shared."""
+    candidates = [repo_root() / CAVIAR_RELATIVE, CAVIAR_FALLBACK]
+    for path in candidates:
+        if path.is_file():
+            return path.resolve()
+    raise FileNotFoundError("caviar_dev.jsonl not found; looked at " + ", ".join(str(p) for p in candidates))
+
+
+def caviar_sample(n: int | None = None, seed: int = 0, path: str | Path | None = None) -> list[CorpusEntry]:
+    """n entries of the Caviar corpus drawn with `seed` (all of them for n=None), in file order."""
+    entries = load_caviar(caviar_path() if path is None else path)
+    if n is None or n >= len(entries):
+        return entries
+    if n < 0:
+        raise ValueError(f"caviar_sample: n must be >= 0, got {n}")
+    chosen = sorted(random.Random(seed).sample(range(len(entries)), n))
+    return [entries[i] for i in chosen]
+
+
+def expected_constant(entry: CorpusEntry) -> bool | None:
+    """The constant a proof of this Caviar entry gives (True/False), or None for a `mixed` one."""
+    if entry.verdict not in EXPECTED_CONSTANT:
+        raise ValueError(f"{entry.id}: unknown sample verdict {entry.verdict!r}")
+    return EXPECTED_CONSTANT[entry.verdict]
+
+
+def proof_status(expected: bool | None, result: UOp) -> str:
+    """"proved" (reduced to the expected constant), "open" (not a constant) or "wrong".
+
+    "wrong" is a soundness bug: a constant other than the expected one, or any constant for an
+    expression that is not constant on the samples (expected None). Types count: 1 is not True.
+    """
+    if result.op is not Ops.CONST or result.shape != ():
+        return "open"
+    value = result.arg
+    if expected is not None and type(value) is type(expected) and value == expected:
+        return "proved"
+    return "wrong"
+
+
+# ---------------------------------------------------------------------------
+# greedy vs saturation
+
+
+def greedy_vs_saturated(
+    program: UOp,
+    *,
+    cost_models: Sequence[str] = ("dag_size", "latency"),
+    extractor: str = "auto",
+    node_budget: int = 5_000,
+    iter_limit: int = DEFAULT_ITER_LIMIT,
+    time_limit: float = 2.0,
+    extract_time_limit: float | None = 2.0,
+    int_semantics: str = "wrap",
+    rules: str = "default",
+    expected: Any = ...,
+) -> dict[str, Any]:
+    """Greedy `simplify` and one saturation of program, extracted under each cost model.
+
+    The row holds, per model m: `greedy_m`, `saturated_m` (the program extracted under m, priced
+    under m), `ratio_m` (saturated/greedy, 1.0 when both are 0) and `optimal_m`; the programs as
+    .uir (`input_uir`, `greedy_uir`, `saturated_uir` for the first model); the saturation report's
+    stop reason, iterations and final e-nodes; times in seconds. With `expected` (a Caviar
+    entry's expected constant, None for `mixed`), also `greedy_status` and `saturated_status`
+    (see proof_status).
+    """
+    t0 = time.perf_counter()
+    greedy = simplify(program)
+    t1 = time.perf_counter()
+    sat = saturate(
+        program,
+        rules=rules,
+        int_semantics=int_semantics,
+        node_budget=node_budget,
+        iter_limit=iter_limit,
+        time_limit=time_limit,
+    )
+    t2 = time.perf_counter()
+    egraph = sat.egraph
+    rep = sat.report
+    row: dict[str, Any] = {
+        "size": program.size,
+        "stop_reason": str(rep.stop_reason),
+        "iterations": rep.iterations,
+        "enodes": rep.enodes[-1],
+        "time_greedy": t1 - t0,
+        "time_saturate": t2 - t1,
+        "input_uir": to_uir(program),
+        "greedy_uir": to_uir(greedy),
+    }
+    first: UOp | None = None
+    for m in cost_models:
+        res = extract(egraph, cost=m, extractor=extractor, time_limit=extract_time_limit)
+        g = cost_of(greedy, m)
+        row[f"input_{m}"] = cost_of(program, m)
+        row[f"greedy_{m}"] = g
+        row[f"saturated_{m}"] = res.cost
+        row[f"ratio_{m}"] = res.cost / g if g else (1.0 if res.cost == g else math.inf)
+        row[f"optimal_{m}"] = res.optimal
+        row[f"time_extract_{m}"] = res.seconds
+        if first is None:
+            first = res.program
+    assert first is not None, "greedy_vs_saturated needs at least one cost model"
+    row["saturated_uir"] = to_uir(first)
+    if expected is not ...:
+        row["expected"] = expected
+        row["greedy_status"] = proof_status(expected, greedy)
+        row["saturated_status"] = proof_status(expected, first)
+    return row
+
+
+def corpus_job(payload: dict[str, Any]) -> dict[str, Any]:
+    """The sweep job behind run_corpus: payload {"uir", "config", optional "expected", "meta"}."""
+    from .uir import parse_uir
+
+    kw = dict(payload.get("config", {}))
+    if "expected" in payload:
+        kw["expected"] = payload["expected"]
+    return {**payload.get("meta", {}), **greedy_vs_saturated(parse_uir(payload["uir"]), **kw)}
+
+
+def run_corpus(
+    items: Iterable[tuple[str, UOp, Any]],
+    config: Mapping[str, Any] | None = None,
+    *,
+    workers: int = 1,
+    time_limit: float | None = 60.0,
+    meta: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """greedy_vs_saturated over (key, program, expected) items through `sweep`, rows in item order.
+
+    expected is ... for "no expectation" (generated programs). workers=0 runs in this process;
+    workers >= 1 isolates every program in worker processes with a wall-time limit, so one
+    exploding e-graph becomes a "timeout" row instead of a stuck notebook. Every row has the
+    sweep's `key`, `status` ("ok" | "timeout" | "crashed" | "error") and `error`.
+    """
+    from .sweep import SweepTask, sweep
+
+    tasks, order = [], []
+    for key, program, expected in items:
+        payload: dict[str, Any] = {"uir": to_uir(program), "config": dict(config or {})}
+        if expected is not ...:
+            payload["expected"] = expected
+        if meta is not None and key in meta:
+            payload["meta"] = dict(meta[key])
+        tasks.append(SweepTask(key, payload))
+        order.append(key)
+    rows = sweep(tasks, corpus_job, workers=workers, time_limit=time_limit, progress=False)
+    position = {k: i for i, k in enumerate(order)}
+    return sorted(rows, key=lambda r: position[r["key"]])
+
+
+# ---------------------------------------------------------------------------
+# budgets
+
+
+def add_chain(leaves: int, dtype=dtypes.i32) -> UOp:
+    """p0 + p1 + ... + p(leaves-1), left-nested: associativity and commutativity make every
+    bracketing and order equal, 2^(leaves-1)-ish e-nodes in the limit (the blow-up of DESIGN.md)."""
+    if leaves < 2:
+        raise ValueError(f"add_chain needs at least 2 leaves, got {leaves}")
+    return functools.reduce(operator.add, (UOp.param(k, dtype) for k in range(leaves)))
+
+
+def growth_table(report: Any) -> list[dict[str, Any]]:
+    """E-graph size per iteration of a SaturationReport: iteration 0 is the lowered program."""
+    rows = []
+    for k, (n, c) in enumerate(zip(report.enodes, report.eclasses, strict=True)):
+        prev = report.enodes[k - 1] if k else None
+        rows.append({"iteration": k, "enodes": n, "eclasses": c, "growth": n / prev if prev else None})
+    return rows
+
+
+def iteration_times(program: UOp, *, iterations: int, **saturate_kw: Any) -> list[dict[str, Any]]:
+    """Wall time of each saturation iteration, from runs with iter_limit = 1, 2, ..., iterations.
+
+    SaturationReport only has totals, and every run replays the same deterministic iterations,
+    so iteration k's time is total(k) - total(k - 1) (egglog + folding, lowering excluded). Stops
+    early when a run ends before its iteration limit (saturated or out of budget). Times are
+    noisy (wall clock); sizes are exact.
+    """
+    rows: list[dict[str, Any]] = []
+    prev_total = 0.0
+    for k in range(1, iterations + 1):
+        rep = saturate(program, iter_limit=k, **saturate_kw).report
+        total = rep.egglog_time + rep.fold_time
+        if rep.iterations < k:
+            break
+        rows.append(
+            {
+                "iteration": k,
+                "enodes": rep.enodes[-1],
+                "eclasses": rep.eclasses[-1],
+                "seconds": max(total - prev_total, 0.0),
+            }
+        )
+        prev_total = total
+    return rows
+
+
+def budget_sweep(
+    program: UOp,
+    budgets: Iterable[int],
+    *,
+    cost: str = "dag_size",
+    extractor: str = "auto",
+    extract_time_limit: float | None = 2.0,
+    **saturate_kw: Any,
+) -> list[dict[str, Any]]:
+    """One saturation per node budget: how it stopped, its size, and the cost extracted from it."""
+    rows = []
+    for budget in budgets:
+        t0 = time.perf_counter()
+        sat = saturate(program, node_budget=budget, **saturate_kw)
+        t1 = time.perf_counter()
+        res = extract(sat.egraph, cost=cost, extractor=extractor, time_limit=extract_time_limit)
+        rep = sat.report
+        rows.append(
+            {
+                "node_budget": budget,
+                "stop_reason": str(rep.stop_reason),
+                "iterations": rep.iterations,
+                "enodes": rep.enodes[-1],
+                "overshoot": rep.overshoot,
+                "cost": res.cost,
+                "optimal": res.optimal,
+                "time_saturate": t1 - t0,
+                "time_extract": res.seconds,
+            }
+        )
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# extractors
+
+
+def extractor_table(
+    egraph: Any,
+    cost: str = "dag_size",
+    extractors: Sequence[str] | None = None,
+    time_limit: float | None = 5.0,
+) -> list[dict[str, Any]]:
+    """Every extractor (default: all of EXTRACTORS) on one e-graph: cost, optimality claim, seconds."""
+    rows = []
+    for name in EXTRACTORS if extractors is None else extractors:
+        res = extract(egraph, cost=cost, extractor=name, time_limit=time_limit)
+        rows.append(
+            {
+                "extractor": name,
+                "cost": res.cost,
+                "optimal": res.optimal,
+                "bound": res.bound,
+                "seconds": res.seconds,
+            }
+        )
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# rule order
+
+
+def permuted_matchers(pm: PatternMatcher = symbolic, n: int = 10, seed: int = 0) -> list[PatternMatcher]:
+    """pm in its own order, then n - 1 random permutations of its rules (seeded)."""
+    if n < 1:
+        raise ValueError(f"permuted_matchers: n must be >= 1, got {n}")
+    rng = random.Random(seed)
+    out = [pm]
+    for _ in range(n - 1):
+        rules = list(pm.rules)
+        rng.shuffle(rules)
+        out.append(PatternMatcher(rules, compiled=pm.compiled))
+    return out
+
+
+def rule_order_results(program: UOp, matchers: Sequence[PatternMatcher]) -> list[UOp]:
+    """graph_rewrite(program, pm) for every matcher, in order."""
+    return [graph_rewrite(program, pm) for pm in matchers]
+
+
+# ---------------------------------------------------------------------------
+# runtime
+
+
+def _inputs_of(program: UOp) -> list[UOp]:
+    """The scalar inputs of a program: PARAMs by slot, then RANGEs by identifier."""
+    nodes = program.toposort()
+    params = sorted((u for u in nodes if u.op is Ops.PARAM), key=lambda u: u.arg.slot)
+    ranges = sorted((u for u in nodes if u.op is Ops.RANGE), key=lambda u: repr(u.arg))
+    return params + ranges
+
+
+def batched(program: UOp, lanes: int, inputs: Sequence[UOp] | None = None) -> UOp:
+    """The scalar program applied elementwise to `lanes` lanes: input k becomes PARAM slot k of
+    shape (lanes,), every scalar constant a broadcast constant. Several programs batched with the
+    same `inputs` (default: this program's PARAMs by slot, then RANGEs) take the same arrays.
+    """
+    if program.shape != ():
+        raise ValueError(f"batched needs a scalar program, got shape {program.shape}")
+    inputs = _inputs_of(program) if inputs is None else list(inputs)
+    slot = {u: k for k, u in enumerate(inputs)}
+    new: dict[UOp, UOp] = {}
+    for u in program.toposort():
+        if u in slot:
+            new[u] = UOp.param(slot[u], u.dtype, (lanes,))
+        elif u.op is Ops.CONST:
+            new[u] = UOp.const(u.arg, u.dtype, (lanes,))
+        elif u.op in ALU:
+            new[u] = UOp(u.op, tuple(new[s] for s in u.src), u.arg)
+        elif u.op is Ops.RANGE or u.op is Ops.PARAM:
+            raise ValueError(f"batched: input {u.op.name} {u.arg!r} is not in `inputs`")
+        else:
+            raise ValueError(f"batched: cannot batch a {u.op.name} node (only scalar ALU programs)")
+    return new[program]
+
+
+def lane_values(inputs: Sequence[UOp], lanes: int, seed: int = 0, low: int = -64, high: int = 64) -> list:
+    """Random int32 lanes per input: a RANGE in [0, extent), a PARAM in [low, high]."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for u in inputs:
+        if u.op is Ops.RANGE:
+            out.append(rng.integers(0, u.src[0].arg, lanes, dtype=np.int32))
+        else:
+            out.append(rng.integers(low, high + 1, lanes, dtype=np.int32))
+    return out
+
+
+def c_runtime(
+    programs: Mapping[str, UOp], lanes: int = 4096, seed: int = 0, number: int = 50, repeat: int = 5
+) -> dict[str, float]:
+    """Nanoseconds per lane of each scalar program, batched over `lanes` lanes of the same random
+    inputs and timed by compile_c(...).time. The first program's inputs define the lanes."""
+    names = list(programs)
+    if not names:
+        return {}
+    inputs = _inputs_of(programs[names[0]])
+    values = lane_values(inputs, lanes, seed)
+    out = {}
+    for name in names:
+        prog = compile_c(batched(programs[name], lanes, inputs))
+        args = [values[s.slot] if s.kind != "unused" else 0 for s in prog.inputs]
+        out[name] = prog.time(*args, number=number, repeat=repeat) / lanes * 1e9
+    return out
