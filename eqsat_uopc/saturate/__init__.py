@@ -10,8 +10,16 @@ Saturation.egraph      the serialized eqsat_uopc.extract.EGraph; its meta["egglo
 Saturation.extract(cost="dag_size", extractor="auto") -> Extraction
 Saturation.equivalent(a, b) -> bool
 Saturation.literal()   the CONST/STACK literal in the root's e-class, or None
+check_sound(egraph, params, ranges)   the e-nodes that disagree with their e-class on an input
+
+Modules: terms (the term encoding and egglog declarations), lower (UOps into egglog), serialize
+(egglog back into an EGraph; egglog's extractors), fold (the Python rules between iterations),
+scheduler (per-rule back-off), runner (saturate, Saturation), raising, report, check, errors.
+Import from this package with `from eqsat_uopc.saturate import ...`: once the top-level package
+re-exports the function `saturate`, the attribute eqsat_uopc.saturate is that function.
 """
 
+from .check import Disagreement, check_sound
 from .errors import SaturationError
 from .raising import raise_choice
 from .report import SaturationReport, StopReason
@@ -29,12 +37,14 @@ __all__ = [
     "DEFAULT_ITER_LIMIT",
     "DEFAULT_NODE_BUDGET",
     "DEFAULT_TIME_LIMIT",
+    "Disagreement",
     "EgglogExtractor",
     "Extraction",
     "Saturation",
     "SaturationError",
     "SaturationReport",
     "StopReason",
+    "check_sound",
     "raise_choice",
     "saturate",
 ]
