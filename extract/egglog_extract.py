@@ -40,7 +40,7 @@ class EgglogExtractor:
         out = handle.extract(self.mode, egraph.roots)
         if isinstance(out, Mapping):
             return Solution(self._from_choice(problem, out))
-        programs = tuple(out)
+        programs = tuple(out) if isinstance(out, list | tuple) else ()
         if len(programs) != len(egraph.roots) or not all(isinstance(p, UOp) for p in programs):
             raise ExtractionError(
                 f"extractor {self.name!r}: egglog returned {out!r}; expected a choice or one UOp per root "

@@ -290,3 +290,42 @@ def test_a_20000_deep_chain():
     exact = extract(g, "dag_size", "exact")
     assert (exact.optimal, exact.info["status"]) == (True, "forced")
     assert extract(g, "depth").cost == 20001
+
+
+class FakeEgglog:
+    """Stands in for the saturation layer's handle: returns what it was given, records the calls."""
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.calls = []
+
+    def extract(self, mode, roots):
+        self.calls.append((mode, tuple(roots)))
+        return self.answer
+
+
+def test_egglog_extractors_accept_a_choice_or_programs():
+    base = tree_vs_dag()
+    handle = FakeEgglog([X + Y.maximum(3)])
+    g = EGraph(base.classes, base.roots, {"egglog": handle})
+    r = extract(g, "dag_size", "egglog_tree")
+    assert (r.program, r.cost, r.optimal, r.extractor) == (X + Y.maximum(3), 5, None, "egglog_tree")
+    handle.answer = {"r": n(Ops.MUL, "s", "s"), "s": n(Ops.ADD, "x", "y"), "x": base.classes["x"].nodes[0],
+                     "y": base.classes["y"].nodes[0]}  # fmt: skip
+    assert extract(g, "dag_size", "egglog_dag").program is (X + Y) * (X + Y)
+    assert handle.calls == [("tree", ("r",)), ("dag", ("r",))]
+    handle.answer = [X * Y]
+    stray = r"^extractor 'egglog_dag': egglog's program has MUL\(x, y\), which is in no e-class$"
+    with pytest.raises(ExtractionError, match=stray):
+        extract(g, "dag_size", "egglog_dag")
+    handle.answer = {"r": n(Ops.ADD, "y", "x")}
+    foreign = r"egglog chose ADD\(y, x\) for e-class 'r', not one of its e-nodes$"
+    with pytest.raises(ExtractionError, match=foreign):
+        extract(g, "dag_size", "egglog_dag")
+    handle.answer = 42
+    with pytest.raises(ExtractionError) as e:
+        extract(g, "dag_size", "egglog_dag")
+    assert (
+        str(e.value)
+        == "extractor 'egglog_dag': egglog returned 42; expected a choice or one UOp per root (1)"
+    )
