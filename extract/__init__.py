@@ -1,7 +1,23 @@
-"""Cost models and extractors over the serialized e-graph.
+"""Cost models and extractors over the serialized e-graph (eqsat_uopc.extract).
 
-`extract(egraph, cost, extractor)` is the entry point; `COST_MODELS` and `EXTRACTORS` are the
-registries; `cost_of(program, cost)` prices any UOp program under any cost model.
+`extract(egraph, cost="dag_size", extractor="auto", time_limit=None) -> ExtractResult` runs one
+extractor under one cost model and checks the result before returning it (check.py: every root
+chosen, chosen e-nodes belong to their e-classes, closed under children, acyclic; programs rebuilt
+through UOp's type checks; cost recomputed from the programs). `cost_of(program, cost)` prices any
+UOp program, `costs_of(program)` under every built-in model.
+
+Registries:
+- COST_MODELS: tree_size, dag_size ("smallest"), depth, latency ("fastest"); any object with
+  `kind` ("tree" | "dag" | "depth") and `node_cost(op, arg, dtype, shape)` is a cost model too
+  (cost.py). A CONST or PARAM leaf costs 1 in the size and depth models.
+- EXTRACTORS: bottom_up (optimal_for "tree": tree and depth costs), greedy_dag (None), exact
+  (an ILP through HiGHS, optimal_for "dag", with a time limit), egglog_tree and egglog_dag (egglog's
+  own, through egraph.meta["egglog"]; None). "auto": bottom_up for tree/depth models, exact for DAG
+  models up to AUTO_EXACT_MAX_ENODES e-nodes (AUTO_TIME_LIMIT seconds unless given), greedy_dag above.
+
+Ties break deterministically: lower cost, then the e-class earlier in e-graph order, then the e-node
+earlier in its e-class (bottom_up, greedy_dag); the exact extractor returns whichever optimum HiGHS
+finds (deterministic for one HiGHS version, single-threaded, fixed seed).
 """
 
 from .bottom_up import BottomUpExtractor
