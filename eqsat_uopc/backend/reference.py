@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..dtype import dtypes, truncate
+from ..layout import ravel, unravel
 from ..ops import BINARY, MOVEMENT, TRANSCENDENTAL, Ops
 from ..semantics import exec_alu
 from ..uop import UOp, prod
@@ -37,21 +38,6 @@ from .lower import lower
 from .program import to_input_array
 
 __all__ = ["evaluate_reference", "undefined_nodes"]
-
-
-def _unravel(i: int, shape: tuple[int, ...]) -> list[int]:
-    out = []
-    for s in reversed(shape):
-        out.append(i % s)
-        i //= s
-    return out[::-1]
-
-
-def _ravel(idx: list[int], shape: tuple[int, ...]) -> int:
-    i = 0
-    for x, s in zip(idx, shape, strict=True):
-        i = i * s + x
-    return i
 
 
 def _first(*codes: int) -> int:
@@ -186,17 +172,15 @@ def _movement(u: UOp, flat: list, qflat: list[int]) -> tuple[list, list[int]]:
         return vs, qs
     if u.op is Ops.EXPAND:
         pos = [
-            _ravel([0 if s == 1 else x for x, s in zip(_unravel(i, oshape), ishape, strict=True)], ishape)
+            ravel([0 if s == 1 else x for x, s in zip(unravel(i, oshape), ishape, strict=True)], ishape)
             for i in range(n_out)
         ]
     elif u.op is Ops.PERMUTE:
         inv = [u.arg.index(k) for k in range(len(ishape))]
-        pos = [
-            _ravel([_unravel(i, oshape)[inv[k]] for k in range(len(ishape))], ishape) for i in range(n_out)
-        ]
+        pos = [ravel([unravel(i, oshape)[inv[k]] for k in range(len(ishape))], ishape) for i in range(n_out)]
     else:  # SHRINK
         pos = [
-            _ravel([x + b for x, (b, _) in zip(_unravel(i, oshape), u.arg, strict=True)], ishape)
+            ravel([x + b for x, (b, _) in zip(unravel(i, oshape), u.arg, strict=True)], ishape)
             for i in range(n_out)
         ]
     return [flat[p] for p in pos], [qflat[p] for p in pos]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..layout import ravel, unravel
 from ..ops import ALU, Ops
 from ..semantics import exec_alu
 from ..uop import UOp, call_params, prod
@@ -75,21 +76,6 @@ def _from_flat(flat: list[Any], shape: tuple[int, ...], dtype) -> UOp:
     )
 
 
-def _unravel(i: int, shape: tuple[int, ...]) -> list[int]:
-    out = []
-    for s in reversed(shape):
-        out.append(i % s)
-        i //= s
-    return out[::-1]
-
-
-def _ravel(idx: list[int], shape: tuple[int, ...]) -> int:
-    i = 0
-    for x, s in zip(idx, shape, strict=True):
-        i = i * s + x
-    return i
-
-
 def _eval_movement(u: UOp) -> UOp | None:
     """Movement ops and REDUCE on fully known values: just compute them."""
     if (lit := _literal(u.src[0])) is None:
@@ -102,8 +88,8 @@ def _eval_movement(u: UOp) -> UOp | None:
         case Ops.EXPAND:
             out = [
                 flat[
-                    _ravel(
-                        [0 if s == 1 else x for x, s in zip(_unravel(i, oshape), ishape, strict=True)], ishape
+                    ravel(
+                        [0 if s == 1 else x for x, s in zip(unravel(i, oshape), ishape, strict=True)], ishape
                     )
                 ]
                 for i in range(n_out)
@@ -111,12 +97,12 @@ def _eval_movement(u: UOp) -> UOp | None:
         case Ops.PERMUTE:
             inv = [u.arg.index(k) for k in range(len(ishape))]
             out = [
-                flat[_ravel([_unravel(i, oshape)[inv[k]] for k in range(len(ishape))], ishape)]
+                flat[ravel([unravel(i, oshape)[inv[k]] for k in range(len(ishape))], ishape)]
                 for i in range(n_out)
             ]
         case Ops.SHRINK:
             out = [
-                flat[_ravel([x + b for x, (b, _) in zip(_unravel(i, oshape), u.arg, strict=True)], ishape)]
+                flat[ravel([x + b for x, (b, _) in zip(unravel(i, oshape), u.arg, strict=True)], ishape)]
                 for i in range(n_out)
             ]
         case Ops.REDUCE:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..dtype import DType, dtypes, truncate
+from ..layout import ravel, unravel
 from ..ops import ALU, BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
 from ..semantics import exec_alu
 from ..uop import UOp, UOpError, call_params, prod
@@ -103,21 +104,6 @@ def _nest(flat: list, shape: tuple[int, ...]) -> Any:
     return [_nest(flat[i * n : (i + 1) * n], shape[1:]) for i in range(shape[0])]
 
 
-def _unravel(i: int, shape: tuple[int, ...]) -> list[int]:
-    out = []
-    for s in reversed(shape):
-        out.append(i % s)
-        i //= s
-    return out[::-1]
-
-
-def _ravel(idx: list[int], shape: tuple[int, ...]) -> int:
-    i = 0
-    for x, s in zip(idx, shape, strict=True):
-        i = i * s + x
-    return i
-
-
 def _movement(u: UOp, v: Any, flag: _Overflow) -> Any:
     ishape, oshape = u.src[0].shape, u.shape
     flat = _flatten(v, len(ishape))
@@ -126,20 +112,18 @@ def _movement(u: UOp, v: Any, flag: _Overflow) -> Any:
         out = flat
     elif u.op is Ops.EXPAND:
         out = [
-            flat[
-                _ravel([0 if s == 1 else x for x, s in zip(_unravel(i, oshape), ishape, strict=True)], ishape)
-            ]
+            flat[ravel([0 if s == 1 else x for x, s in zip(unravel(i, oshape), ishape, strict=True)], ishape)]
             for i in range(n_out)
         ]
     elif u.op is Ops.PERMUTE:
         inv = [u.arg.index(k) for k in range(len(ishape))]
         out = [
-            flat[_ravel([_unravel(i, oshape)[inv[k]] for k in range(len(ishape))], ishape)]
+            flat[ravel([unravel(i, oshape)[inv[k]] for k in range(len(ishape))], ishape)]
             for i in range(n_out)
         ]
     elif u.op is Ops.SHRINK:
         out = [
-            flat[_ravel([x + b for x, (b, _) in zip(_unravel(i, oshape), u.arg, strict=True)], ishape)]
+            flat[ravel([x + b for x, (b, _) in zip(unravel(i, oshape), u.arg, strict=True)], ishape)]
             for i in range(n_out)
         ]
     else:  # REDUCE

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from ..dtype import DType
+from ..layout import ravel, unravel
 from ..ops import ALU, MOVEMENT, Ops
 from ..uop import UOp, call_params, prod
 
@@ -120,21 +121,6 @@ def _index(u: UOp, memo: dict[UOp, list[Elem]], domain: Domain) -> list[Elem]:
     return cur
 
 
-def _unravel(i: int, shape: tuple[int, ...]) -> list[int]:
-    out = []
-    for s in reversed(shape):
-        out.append(i % s)
-        i //= s
-    return out[::-1]
-
-
-def _ravel(idx: list[int], shape: tuple[int, ...]) -> int:
-    i = 0
-    for x, s in zip(idx, shape, strict=True):
-        i = i * s + x
-    return i
-
-
 def movement_map(u: UOp) -> list[int]:
     """For each output element of a movement op, the flat position of the input element it reads."""
     ishape, oshape = u.src[0].shape, u.shape
@@ -143,17 +129,15 @@ def movement_map(u: UOp) -> list[int]:
         return list(range(n_out))
     if u.op is Ops.EXPAND:
         return [
-            _ravel([0 if s == 1 else x for x, s in zip(_unravel(i, oshape), ishape, strict=True)], ishape)
+            ravel([0 if s == 1 else x for x, s in zip(unravel(i, oshape), ishape, strict=True)], ishape)
             for i in range(n_out)
         ]
     if u.op is Ops.PERMUTE:
         inv = [u.arg.index(k) for k in range(len(ishape))]
-        return [
-            _ravel([_unravel(i, oshape)[inv[k]] for k in range(len(ishape))], ishape) for i in range(n_out)
-        ]
+        return [ravel([unravel(i, oshape)[inv[k]] for k in range(len(ishape))], ishape) for i in range(n_out)]
     # SHRINK
     return [
-        _ravel([x + b for x, (b, _) in zip(_unravel(i, oshape), u.arg, strict=True)], ishape)
+        ravel([x + b for x, (b, _) in zip(unravel(i, oshape), u.arg, strict=True)], ishape)
         for i in range(n_out)
     ]
 
