@@ -37,7 +37,7 @@ from ..layout import ravel, unravel
 from ..ops import ALU, BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
 from ..semantics import exec_alu
 from ..uop import UOp, UOpError, call_params, prod
-from ..values import bind_params, random_value
+from ..values import bind_params, random_value, same_value
 from .oneline import one_line
 
 __all__ = [
@@ -200,19 +200,6 @@ def evaluate_checked(
     flag = _Overflow()
     v = _evaluate(u, params, ranges or {}, flag)
     return (None if _has_none(v) else v), flag.hit
-
-
-def same_value(a: Any, b: Any) -> bool:
-    """Exact agreement: same type, floats bit for bit except that every NaN equals every NaN."""
-    if isinstance(a, list) or isinstance(b, list):
-        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(same_value, a, b))
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, float):
-        if math.isnan(a) or math.isnan(b):
-            return math.isnan(a) and math.isnan(b)
-        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
-    return a == b
 
 
 # ---------------------------------------------------------------------------
