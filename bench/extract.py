@@ -31,7 +31,7 @@ from eqsat_uopc.extract import EGraph, extract
 from eqsat_uopc.extract.random_egraph import equivalent_egraph, random_egraph, random_program
 
 CAVIAR = Path("/work/shared/bench/caviar_dev.jsonl")
-EXTRACTORS = ("bottom_up", "greedy_dag", "exact")
+EXTRACTORS = ("bottom_up", "greedy_dag", "exact", "egglog_tree", "egglog_dag")
 
 
 def corpus_programs(limit: int, seed: int = 0) -> list:
@@ -90,16 +90,21 @@ def random_egraphs(sizes: list[int]) -> list[tuple[str, EGraph]]:
     return out
 
 
+def extractors_for(g: EGraph) -> tuple[str, ...]:
+    """egglog's own extractors only exist for e-graphs that come from saturation."""
+    return EXTRACTORS if "egglog" in g.meta else EXTRACTORS[:3]
+
+
 def run(egraphs: list[tuple[str, EGraph]], time_limit: float) -> list[dict]:
     rows = []
     for name, g in egraphs:
         row: dict = {"egraph": name, "enodes": g.num_enodes, "eclasses": g.num_eclasses}
-        for ex in EXTRACTORS:
+        for ex in extractors_for(g):
             t0 = time.perf_counter()
             r = extract(g, "dag_size", ex, time_limit=time_limit)
             row[ex] = {"cost": r.cost, "seconds": time.perf_counter() - t0, "optimal": r.optimal}
         rows.append(row)
-        cells = "  ".join(f"{ex} {row[ex]['cost']:>6} {row[ex]['seconds']:7.3f}s" for ex in EXTRACTORS)
+        cells = "  ".join(f"{ex} {row[ex]['cost']:>5} {row[ex]['seconds']:6.3f}s" for ex in extractors_for(g))
         print(f"{name:16} {g.num_enodes:6} e-nodes  {cells}  proved={row['exact']['optimal']}", flush=True)
     return rows
 
@@ -110,7 +115,11 @@ def summarize(rows: list[dict], label: str) -> dict:
     small = [r for r in rows if r["enodes"] <= 5000]
     summary["exact_proved_le_5000"] = f"{sum(bool(r['exact']['optimal']) for r in small)}/{len(small)}"
     summary["exact_max_seconds_le_5000"] = max((r["exact"]["seconds"] for r in small), default=0.0)
+    proved_times = sorted(r["exact"]["seconds"] for r in proved)
+    summary["exact_median_seconds_proved"] = proved_times[len(proved_times) // 2] if proved_times else None
     for ex in EXTRACTORS:
+        if not all(ex in r for r in rows):
+            continue
         ratios = [r[ex]["cost"] / r["exact"]["cost"] for r in proved if r["exact"]["cost"] > 0]
         summary[ex] = {
             "mean_ratio": statistics.fmean(ratios) if ratios else None,
@@ -157,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
             f" (<=5000 e-nodes: {s['exact_proved_le_5000']}, max {s['exact_max_seconds_le_5000']:.2f}s)"
         )
         for ex in EXTRACTORS:
+            if ex not in s:
+                continue
             e = s[ex]
             mean = "n/a" if e["mean_ratio"] is None else f"{100 * (e['mean_ratio'] - 1):+.2f}%"
             worst = "n/a" if e["worst_ratio"] is None else f"{100 * (e['worst_ratio'] - 1):+.2f}%"
