@@ -25,6 +25,7 @@ the cost model and the op.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -136,7 +137,7 @@ def checked_node_cost(model: Any, op: Ops, arg: Any, dtype: DType, shape: tuple[
     """model.node_cost(...), refusing what would make extraction meaningless (negative, NaN, inf)."""
     c = model.node_cost(op, arg, dtype, shape)
     where = f"{op.name} ({dtype.name} {shape})"
-    if isinstance(c, bool) or not isinstance(c, int | float):
+    if isinstance(c, bool) or not isinstance(c, numbers.Real):  # numpy scalars are Real too
         raise CostModelError(
             f"cost model {cost_model_name(model)!r} gave {op.name} a cost of type "
             f"{type(c).__name__} ({c!r}); costs must be numbers [at {where}]"
