@@ -100,6 +100,8 @@ def improve_choice(problem: ExtractionProblem, choice: dict[int, int], max_passe
     roots and e-nodes in e-class order, so the result is deterministic.
     """
     choice = dict(choice)
+    if any(r not in choice for r in problem.roots):
+        return choice  # a root without a finite term: nothing to improve (extract reports it)
     children = problem.node_children
     node_cost = problem.node_cost
     refs: dict[int, int] = {}

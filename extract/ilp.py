@@ -301,6 +301,8 @@ class IlpExtractor:
     def extract(self, problem: ExtractionProblem, time_limit: float | None = None) -> Solution:
         t0 = time.perf_counter()
         greedy = improve_choice(problem, greedy_dag_choice(problem)[0])
+        if any(r not in greedy for r in problem.roots):
+            return Solution(greedy, info={"status": "no finite term"})  # extract reports which root
         upper = problem.dag_cost(greedy)
         # the depth aggregation of the node costs is a lower bound on the DAG cost of any term of a
         # class (a term's DAG holds its root node and the DAG of each child): no e-node whose bound

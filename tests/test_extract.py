@@ -328,3 +328,12 @@ def test_egglog_extractors_accept_a_choice_or_programs():
         str(e.value)
         == "extractor 'egglog_dag': egglog returned 42; expected a choice or one UOp per root (1)"
     )
+
+
+@pytest.mark.parametrize("name", ["bottom_up", "greedy_dag", "exact"])
+def test_a_root_without_a_finite_term(name):
+    classes = leaf_classes()
+    classes["r"] = cls("r", n(Ops.MUL, "r", "x"))  # r = r * x: only infinite terms
+    msg = rf"^extractor '{name}' chose no e-node for root 'r' \(does it have an acyclic term\?\)$"
+    with pytest.raises(ExtractionError, match=msg):
+        extract(EGraph(classes, ("r",)), "dag_size", name)
