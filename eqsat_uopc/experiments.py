@@ -111,7 +111,7 @@ def expected_constant(entry: CorpusEntry) -> bool | None:
 
 
 def proof_status(expected: bool | None, result: UOp) -> str:
-    """"proved" (reduced to the expected constant), "open" (not a constant) or "wrong".
+    """ "proved" (reduced to the expected constant), "open" (not a constant) or "wrong".
 
     "wrong" is a soundness bug: a constant other than the expected one, or any constant for an
     expression that is not constant on the samples (expected None). Types count: 1 is not True.
@@ -257,21 +257,25 @@ def growth_table(report: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def iteration_times(program: UOp, *, iterations: int, **saturate_kw: Any) -> list[dict[str, Any]]:
+def iteration_times(
+    program: UOp, *, iterations: int, repeats: int = 1, **saturate_kw: Any
+) -> list[dict[str, Any]]:
     """Wall time of each saturation iteration, from runs with iter_limit = 1, 2, ..., iterations.
 
     SaturationReport only has totals, and every run replays the same deterministic iterations,
-    so iteration k's time is total(k) - total(k - 1) (egglog + folding, lowering excluded). Stops
-    early when a run ends before its iteration limit (saturated or out of budget). Times are
-    noisy (wall clock); sizes are exact.
+    so iteration k's time is total(k) - total(k - 1), each total the median of `repeats` runs
+    (all phases: egglog, folding, reading sizes back). Iteration 1 also carries the setup (rule
+    set, lowering), which is in every total. Stops early when a run ends before its iteration
+    limit (saturated or out of budget). Times are noisy wall clock; sizes are exact.
     """
     rows: list[dict[str, Any]] = []
     prev_total = 0.0
     for k in range(1, iterations + 1):
-        rep = saturate(program, iter_limit=k, **saturate_kw).report
-        total = rep.egglog_time + rep.fold_time
+        reps = [saturate(program, iter_limit=k, **saturate_kw).report for _ in range(repeats)]
+        rep = reps[0]
         if rep.iterations < k:
             break
+        total = float(np.median([r.total_time for r in reps]))
         rows.append(
             {
                 "iteration": k,
@@ -360,9 +364,23 @@ def permuted_matchers(pm: PatternMatcher = symbolic, n: int = 10, seed: int = 0)
     return out
 
 
-def rule_order_results(program: UOp, matchers: Sequence[PatternMatcher]) -> list[UOp]:
-    """graph_rewrite(program, pm) for every matcher, in order."""
-    return [graph_rewrite(program, pm) for pm in matchers]
+def rule_order_results(
+    program: UOp, matchers: Sequence[PatternMatcher], max_steps: int = 100_000
+) -> list[UOp | None]:
+    """graph_rewrite(program, pm) for every matcher, in order; None where it did not converge.
+
+    A permuted order can make the greedy engine loop (one rule undoes another); graph_rewrite
+    detects that after max_steps steps and raises, which is recorded here as None.
+    """
+    out: list[UOp | None] = []
+    for pm in matchers:
+        try:
+            out.append(graph_rewrite(program, pm, max_steps=max_steps))
+        except RuntimeError as err:
+            if "did not converge" not in str(err):
+                raise
+            out.append(None)
+    return out
 
 
 # ---------------------------------------------------------------------------

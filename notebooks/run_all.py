@@ -32,7 +32,9 @@ def execute(path: Path, write: bool = True, timeout: int = CELL_TIMEOUT) -> floa
     """Execute one notebook in a fresh python3 kernel; write it back with its outputs. Seconds taken."""
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
-    NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     seconds = time.perf_counter() - start
     for cell in nb.cells:  # execution timestamps are volatile: keep the committed files stable
         cell.get("metadata", {}).pop("execution", None)
@@ -49,7 +51,9 @@ def main(argv: list[str]) -> int:
         return 1
     for path in paths:
         seconds = execute(path, write=not quick)
-        print(f"{path.name}: {seconds:.1f} s ({'quick, not written' if quick else 'full, written'})", flush=True)
+        print(
+            f"{path.name}: {seconds:.1f} s ({'quick, not written' if quick else 'full, written'})", flush=True
+        )
     return 0
 
 
