@@ -334,6 +334,9 @@ class IlpExtractor:
             ]
             for n in range(problem.num_nodes):
                 if ok[n]:
+                    if any(nec[d] is None for d in children[n]):  # a child left with no finite term
+                        ok[n] = False
+                        continue
                     need = set().union(*(nec[d] for d in children[n]))  # type: ignore[arg-type]
                     k = node_class[n]
                     ok[n] = k not in need and node_cost[n] + sum(cheapest[d] for d in need) <= upper + slack

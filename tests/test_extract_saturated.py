@@ -93,3 +93,16 @@ def test_extracted_programs_compute_the_input(extractions):
                     continue
                 assert same(g, e), (p, out, i)
                 assert same(to_python(run(bind_params(out, i))), e), (p, out, i)
+
+
+def test_exact_survives_a_class_that_pruning_leaves_without_a_term():
+    # Regression (found by notebook 3): after the first bound-pruning pass some child e-class had no
+    # usable e-node left, its necessary-class set became "no term" (None), and the second pass
+    # crashed with TypeError: 'NoneType' object is not iterable.
+    from eqsat_uopc.experiments import caviar_path
+
+    (entry,) = [e for e in load_caviar(caviar_path()) if e.id == "caviar/lasteval/L27566"]
+    sat = saturate(entry.program, int_semantics="no_overflow", node_budget=5000, iter_limit=3, time_limit=60)
+    exact = extract(sat.egraph, "dag_size", "exact", time_limit=5.0)
+    greedy = extract(sat.egraph, "dag_size", "greedy_dag")
+    assert exact.cost <= greedy.cost and exact.optimal is True
