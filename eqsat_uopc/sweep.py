@@ -140,6 +140,12 @@ def _local(
                             continue
                     except (EOFError, OSError):
                         w.proc.join()
+                        if not w.ready:  # died while importing the job: every task would die the same way
+                            raise RuntimeError(
+                                f"a sweep worker exited with code {w.proc.exitcode} before it was ready: the "
+                                "job must be importable in a fresh process (a module-level function; a "
+                                "script needs an `if __name__ == '__main__':` guard)"
+                            ) from None
                         row = {
                             "key": w.task.key,
                             "status": "crashed",

@@ -90,3 +90,18 @@ def test_dask_local_cluster_runs_the_same_sweep():
         "t1": ("error", None, "ValueError: bad program"),
         "t2": ("ok", 4, None),
     }
+
+
+def test_a_job_that_cannot_start_fails_fast_with_a_clear_error(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "unguarded.py"  # no __main__ guard: spawned workers re-run it and die
+    script.write_text(
+        "from eqsat_uopc.sweep import SweepTask, sweep\n"
+        "def job(p):\n    return {}\n"
+        "sweep([SweepTask(str(i), {}) for i in range(20)], job, workers=1, progress=False)\n"
+    )
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    assert "RuntimeError: a sweep worker exited with code 1 before it was ready" in r.stderr
