@@ -7,8 +7,12 @@ Every rule declares its integer semantics (DESIGN.md, "Integer semantics"):
 In a `.egg` file the ruleset a rule is declared in says which: `F` holds wrap rules, `F_guarded`
 no_overflow rules whose query proves the no-overflow precondition from the interval analysis
 (so they are sound under wraparound, and `int_semantics="wrap"` runs them), `F_noovf` the same
-rules unguarded (`int_semantics="no_overflow"` runs them instead). Every rule carries `:name
-"family/rule"` and a `; lhs -> rhs` comment.
+rules unguarded (`int_semantics="no_overflow"` runs them instead). `int_semantics="no_overflow"`
+reasons about mathematical integers (no intermediate result ever wraps), so a rule that computes a
+new constant with wraparound lives in `F_wraponly` and has an `F_exact` twin that fires only when
+the exact result is an int32: a wrapped constant would bring overflow into a term that had none,
+and the no_overflow rules applied to that term would then derive nonsense (True == False).
+Every rule carries `:name "family/rule"` and a `; lhs -> rhs` comment.
 
     >>> from eqsat_uopc.rules import RULE_SETS, rule_set
     >>> rule_set("symbolic").families[:3]
@@ -71,10 +75,9 @@ class Family:
 
     def rulesets(self, int_semantics: str) -> tuple[str, ...]:
         """The egglog rulesets this family runs under int_semantics."""
-        skip = "_noovf" if int_semantics == "wrap" else "_guarded"
         return tuple(
             dict.fromkeys(
-                r.ruleset for r in self.rules if r.engine == "egglog" and not r.ruleset.endswith(skip)
+                r.ruleset for r in self.rules if r.engine == "egglog" and runs_under(r.ruleset, int_semantics)
             )
         )
 
@@ -86,8 +89,21 @@ class RuleSet:
 
     def rules(self, int_semantics: str = "wrap") -> tuple[Rule, ...]:
         """The rules a saturation with this rule set runs under int_semantics."""
-        skip = "_noovf" if int_semantics == "wrap" else "_guarded"
-        return tuple(r for f in self.families for r in FAMILIES[f].rules if not r.ruleset.endswith(skip))
+        return tuple(
+            r for f in self.families for r in FAMILIES[f].rules if runs_under(r.ruleset, int_semantics)
+        )
+
+
+# ruleset suffix -> the int_semantics under which its rules run
+_ONLY = {"_guarded": "wrap", "_noovf": "no_overflow", "_wraponly": "wrap", "_exact": "no_overflow"}
+
+
+def runs_under(ruleset: str, int_semantics: str) -> bool:
+    """Does a rule declared in this egglog ruleset run under int_semantics? ("" = a Python rule)"""
+    for suffix, only in _ONLY.items():
+        if ruleset.endswith(suffix):
+            return int_semantics == only
+    return True
 
 
 _RULE_RE = re.compile(r":ruleset\s+(\S+)\s+:name\s+\"([^\"]+)\"")
@@ -98,6 +114,8 @@ def _parse_family(name: str, text: str) -> Family:
     for ruleset, rule_name in _RULE_RE.findall(text):
         if ruleset.endswith("_guarded"):
             sem, guarded = "no_overflow", True
+        elif ruleset.endswith("_wraponly"):
+            sem, guarded = "wrap", False
         elif ruleset.endswith("_noovf"):
             sem, guarded = "no_overflow", False
         else:
@@ -159,7 +177,6 @@ def egglog_program(rs: RuleSet, int_semantics: str) -> tuple[str, tuple[tuple[st
     are units; the others are declared but never run.
     """
     texts, units = [], []
-    skip = "_noovf" if int_semantics == "wrap" else "_guarded"
     counter = [0]
 
     def one_ruleset(m: re.Match) -> str:
@@ -167,7 +184,7 @@ def egglog_program(rs: RuleSet, int_semantics: str) -> tuple[str, tuple[tuple[st
         unit = f"u{counter[0]}"
         counter[0] += 1
         texts.append(f"(ruleset {unit})")
-        if not ruleset.endswith(skip):
+        if runs_under(ruleset, int_semantics):
             units.append((unit, name))
         return f':ruleset {unit} :name "{name}"'
 

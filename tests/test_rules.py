@@ -222,6 +222,19 @@ def test_declarations() -> None:
     guarded = {r.name for f in FAMILIES.values() for r in f.rules if r.guarded}
     unguarded = {r.name for f in FAMILIES.values() for r in f.rules if r.ruleset.endswith("_noovf")}
     assert guarded == unguarded  # every no_overflow rule has a guarded twin for "wrap"
+    wrapping = {r.name for f in FAMILIES.values() for r in f.rules if r.ruleset.endswith("_wraponly")}
+    exact = {r.name for f in FAMILIES.values() for r in f.rules if r.ruleset.endswith("_exact")}
+    assert wrapping == exact  # every rule that wraps a new constant has an exact twin for "no_overflow"
+    assert sorted(wrapping) == [
+        "distribution/like-term-self",
+        "distribution/like-terms",
+        "distribution/self-like-term",
+        "fold/add",
+        "fold/mul",
+        "reassociation/add-const-const",
+        "reassociation/add-const-mul-const",
+        "reassociation/mul-const-const",
+    ]
     assert sorted(guarded) == [
         "comparisons/const-lt-add-const",
         "comparisons/const-lt-mul-const",
@@ -383,6 +396,6 @@ def test_every_rule_fires_soundly(sem: str) -> None:
         for lim in (6,) if sem == "no_overflow" else (6, 2**31):
             for _ in range(4):
                 params, ranges = _inputs(rng, lim)
-                assert check_sound(s.egraph, params, ranges) == [], (p, params, ranges)
+                assert check_sound(s.egraph, params, ranges, int_semantics=sem) == [], (p, params, ranges)
     expected = {r.name for r in rule_set("default").rules(sem)}
     assert sorted(expected - fired) == [], " ".join(sorted(expected - fired))

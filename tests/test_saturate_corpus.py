@@ -51,6 +51,23 @@ def test_caviar_sound(entry) -> None:
     assert s.report.stop_reason in ("saturated", "node_budget", "iter_limit")
 
 
+@pytest.mark.skipif(not ENTRIES, reason=f"{CAVIAR} is not there")
+@pytest.mark.parametrize("entry", SAMPLE[::2], ids=lambda e: e.id.rsplit("/", 1)[-1])
+def test_caviar_sound_no_overflow(entry) -> None:
+    """Under no_overflow the rules are sound over the mathematical integers: checked on small inputs
+    (the corpus's own samples are about [-64, 64], where nothing overflows)."""
+    s = saturate(
+        entry.program, rules="default", int_semantics="no_overflow", node_budget=2_000, iter_limit=12
+    )
+    rng = random.Random(entry.line)
+    for _ in range(4):
+        params = {i: rng.randint(-64, 63) for i in range(len(entry.var_names))}
+        assert check_sound(s.egraph, params, int_semantics="no_overflow") == [], params
+    lit = s.literal()
+    if lit is not None:
+        assert entry.verdict != "mixed" and lit.arg is VERDICT[entry.verdict]
+
+
 def test_caviar_sample_figures() -> None:
     """How often the greedy result is in the root's e-class, and how many are proved, on the sample."""
     if not ENTRIES:

@@ -41,10 +41,40 @@ class Disagreement(NamedTuple):
     class_value: Any
 
 
+def _math(op: Ops, kids: list[Any]) -> Any:
+    """An i32-valued op over mathematical integers (no wraparound): the no_overflow semantics."""
+    if op is Ops.ADD:
+        return kids[0] + kids[1]
+    if op is Ops.MUL:
+        return kids[0] * kids[1]
+    if op is Ops.MAX:
+        return max(kids)
+    if op is Ops.WHERE:
+        return kids[1] if kids[0] else kids[2]
+    if op in (Ops.FLOORDIV, Ops.FLOORMOD):
+        if kids[1] == 0:
+            return None
+        return kids[0] // kids[1] if op is Ops.FLOORDIV else kids[0] % kids[1]
+    if op is Ops.CAST and not isinstance(kids[0], float):
+        return int(kids[0])
+    return _UNSET
+
+
+_UNSET = object()
+
+
 def _eval(
-    node: ENode, kids: list[Any], dtype: Any, params: Mapping[int, Any], ranges: Mapping[Any, int]
+    node: ENode,
+    kids: list[Any],
+    dtype: Any,
+    params: Mapping[int, Any],
+    ranges: Mapping[Any, int],
+    math_ints: bool = False,
 ) -> Any:
     op = node.op
+    math = math_ints and dtype is dtypes.i32 and op in ALU and all(k is not None for k in kids)
+    if math and (v := _math(op, kids)) is not _UNSET:
+        return v
     if op is Ops.CONST:  # an f32 CONST may hold a double (16777217.0): its value is the f32 it rounds to
         return truncate(dtypes.f32, node.arg) if isinstance(node.arg, float) else node.arg
     if op is Ops.PARAM:
@@ -57,12 +87,19 @@ def _eval(
 
 
 def check_sound(
-    egraph: EGraph, params: Mapping[int, Any], ranges: Mapping[Any, int] | None = None
+    egraph: EGraph,
+    params: Mapping[int, Any],
+    ranges: Mapping[Any, int] | None = None,
+    int_semantics: str = "wrap",
 ) -> list[Disagreement]:
     """Every e-node whose value on (params, ranges) differs from its e-class's value.
 
-    params: {PARAM slot: value}; ranges: {(RANGE identifier, extent): value}.
+    params: {PARAM slot: value}; ranges: {(RANGE identifier, extent): value}. int_semantics "wrap"
+    evaluates with exec_alu (int32 wraps); "no_overflow" evaluates i32 arithmetic over the
+    mathematical integers, the semantics under which that mode's rules are sound (use inputs on
+    which the program itself does not overflow).
     """
+    math_ints = int_semantics == "no_overflow"
     ranges = ranges or {}
     parents: dict[ClassId, list[tuple[ClassId, ENode, int]]] = {}
     pending: dict[tuple[ClassId, int], int] = {}
@@ -83,7 +120,7 @@ def check_sound(
             continue
         resolved.add(cid)
         ec = egraph.classes[cid]
-        value[cid] = _eval(n, [value[c] for c in n.children], ec.dtype, params, ranges)
+        value[cid] = _eval(n, [value[c] for c in n.children], ec.dtype, params, ranges, math_ints)
         for pid, pn, k in parents.get(cid, ()):
             pending[(pid, k)] -= 1
             if pending[(pid, k)] == 0:
@@ -96,7 +133,7 @@ def check_sound(
         for n in ec.nodes:
             if not all(value.get(c) is not None for c in n.children):
                 continue
-            nv = _eval(n, [value[c] for c in n.children], ec.dtype, params, ranges)
+            nv = _eval(n, [value[c] for c in n.children], ec.dtype, params, ranges, math_ints)
             if nv is not None and not _same(nv, cv):
                 out.append(Disagreement(ec.id, n, nv, cv))
     return out
