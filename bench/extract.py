@@ -30,20 +30,17 @@ from pathlib import Path
 from eqsat_uopc.extract import EGraph, extract
 from eqsat_uopc.extract.random_egraph import equivalent_egraph, random_egraph, random_program
 
-CAVIAR = Path("/work/shared/bench/caviar_dev.jsonl")
+from eqsat_uopc.corpus import caviar_path, index_expressions, load_caviar
+
+CAVIAR = caviar_path()
 EXTRACTORS = ("bottom_up", "greedy_dag", "exact", "egglog_tree", "egglog_dag")
 
 
 def corpus_programs(limit: int, seed: int = 0) -> list:
     """A seeded sample of `limit` Caviar programs, plus limit // 4 generated index expressions."""
-    from eqsat_uopc.corpus import index_expressions, load_caviar
-
-    caviar = [e.program for e in load_caviar(CAVIAR)] if CAVIAR.exists() else []
+    caviar = [e.program for e in load_caviar(CAVIAR)]
     programs = random.Random(seed).sample(caviar, min(limit, len(caviar)))
-    try:
-        programs += [e.program for e in index_expressions(max(limit // 4, 1), seed=seed)]
-    except Exception as e:  # the corpus generator is someone else's module: report, do not die
-        print(f"index_expressions unavailable: {e}", file=sys.stderr)
+    programs += [e.program for e in index_expressions(max(limit // 4, 1), seed=seed)]
     return programs
 
 

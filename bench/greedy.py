@@ -33,12 +33,11 @@ import sys
 import time
 import timeit
 from collections.abc import Callable
-from pathlib import Path
 
 os.environ.pop("UOPC_CHECK_REWRITES", None)  # the opt-in rewrite check is a test-suite aid, not timed here
 os.environ.pop("DEBUG_REWRITE", None)
 
-from eqsat_uopc.corpus import IndexExpression, index_expressions, load_caviar
+from eqsat_uopc.corpus import IndexExpression, caviar_path, index_expressions, load_caviar
 from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import (
     PatternMatcher,
@@ -54,7 +53,7 @@ from eqsat_uopc.greedy.compiled import compile_rewriter, compile_upat
 from eqsat_uopc.ops import Ops
 from eqsat_uopc.uop import UOp
 
-CAVIAR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "caviar_dev.jsonl"
+CAVIAR = caviar_path()
 
 
 def best_of(fn: Callable[[], object], k: int) -> float:
@@ -289,9 +288,6 @@ def section_topdown(size: int, repeats: int) -> None:
 
 
 def section_caviar(limit: int | None) -> None:
-    if not CAVIAR.exists():
-        print(f"5. Caviar corpus: {CAVIAR} not found, skipped")
-        return
     entries = load_caviar(CAVIAR)[:limit]
     t = time.perf_counter()
     results = [graph_rewrite(e.program, symbolic) for e in entries]  # not simplify: its memo may be warm
@@ -323,8 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     exprs = index_expressions(n_index, seed=args.seed)
     section_simplify(exprs, repeats, args.rows)
     programs = [e.program for e in exprs]
-    if CAVIAR.exists():
-        programs += [e.program for e in load_caviar(CAVIAR)[: 100 if args.quick else 400]]
+    programs += [e.program for e in load_caviar(CAVIAR)[: 100 if args.quick else 400]]
     section_matching(programs, repeats)
     section_topdown(200 if args.quick else 2000, repeats)
     section_caviar(100 if args.quick else None)

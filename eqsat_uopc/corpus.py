@@ -34,6 +34,7 @@ __all__ = [
     "CorpusEntry",
     "CorpusError",
     "IndexExpression",
+    "caviar_path",
     "index_expressions",
     "load_caviar",
     "parse_sexpr",
@@ -199,6 +200,20 @@ def to_sexpr(u: UOp, var_names: tuple[str, ...] | list[str] | None = None) -> st
         else:
             raise ValueError(f"to_sexpr: {n.op.name} has no S-expression form")
     return memo[u]
+
+
+CAVIAR_RELATIVE = Path("..") / "shared" / "bench" / "caviar_dev.jsonl"  # from the repository root
+CAVIAR_FALLBACK = Path("/work/shared/bench/caviar_dev.jsonl")  # a developer checkout on these machines
+
+
+def caviar_path() -> Path:
+    """caviar_dev.jsonl: `../shared/bench/` beside the repository root (as CI lays it out), else
+    /work/shared; FileNotFoundError naming both places when neither has it."""
+    candidates = [Path(__file__).resolve().parent.parent / CAVIAR_RELATIVE, CAVIAR_FALLBACK]
+    for path in candidates:
+        if path.is_file():
+            return path.resolve()
+    raise FileNotFoundError("caviar_dev.jsonl not found; looked at " + ", ".join(str(p) for p in candidates))
 
 
 def load_caviar(path: str | Path) -> list[CorpusEntry]:

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .backend import compile_c
-from .corpus import CorpusEntry, load_caviar
+from .corpus import CorpusEntry, caviar_path, load_caviar
 from .dtype import dtypes
 from .extract import EXTRACTORS, cost_of, extract
 from .greedy import PatternMatcher, graph_rewrite, simplify, symbolic
@@ -63,8 +63,6 @@ __all__ = [
     "run_corpus",
 ]
 
-CAVIAR_RELATIVE = Path("..") / "shared" / "bench" / "caviar_dev.jsonl"
-CAVIAR_FALLBACK = Path("/work/shared/bench/caviar_dev.jsonl")
 
 # sample_verdict -> the constant a proof reduces the expression to (None: no constant is right)
 EXPECTED_CONSTANT: dict[str, bool | None] = {
@@ -81,15 +79,6 @@ EXPECTED_CONSTANT: dict[str, bool | None] = {
 def repo_root() -> Path:
     """The checkout this package was imported from (the directory holding eqsat_uopc/)."""
     return Path(__file__).resolve().parent.parent
-
-
-def caviar_path() -> Path:
-    """caviar_dev.jsonl: `../shared/bench/` beside the repository root (CI), else /work/shared."""
-    candidates = [repo_root() / CAVIAR_RELATIVE, CAVIAR_FALLBACK]
-    for path in candidates:
-        if path.is_file():
-            return path.resolve()
-    raise FileNotFoundError("caviar_dev.jsonl not found; looked at " + ", ".join(str(p) for p in candidates))
 
 
 def caviar_sample(n: int | None = None, seed: int = 0, path: str | Path | None = None) -> list[CorpusEntry]:

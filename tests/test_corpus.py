@@ -3,21 +3,17 @@
 import collections
 import itertools
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from eqsat_uopc.corpus import CorpusError, index_expressions, load_caviar, parse_sexpr, to_sexpr
+from eqsat_uopc.corpus import CorpusError, caviar_path, index_expressions, load_caviar, parse_sexpr, to_sexpr
 from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.ops import Ops
 from eqsat_uopc.semantics import exec_alu
 from eqsat_uopc.uop import UOp
 
-CAVIAR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "caviar_dev.jsonl"
-if not CAVIAR.exists():  # CI lays shared/ beside the clone; a developer checkout has it at /work/shared
-    CAVIAR = Path("/work/shared/bench/caviar_dev.jsonl")
-needs_caviar = pytest.mark.skipif(not CAVIAR.exists(), reason="shared/bench/caviar_dev.jsonl not present")
+CAVIAR = caviar_path()
 
 p0, p1, p2 = (UOp.param(k, dtypes.i32) for k in range(3))
 
@@ -27,7 +23,6 @@ def caviar():
     return load_caviar(CAVIAR)
 
 
-@needs_caviar
 def test_counts(caviar):
     assert len(caviar) == 1303
     assert collections.Counter(e.verdict for e in caviar) == {
@@ -40,7 +35,6 @@ def test_counts(caviar):
     assert sum(e.caviar_result is not None for e in caviar) == 894
 
 
-@needs_caviar
 def test_first_entry_exactly(caviar):
     e = caviar[0]
     assert (e.id, e.line, e.var_names, e.size, e.num_vars) == (
@@ -64,7 +58,6 @@ def test_first_entry_exactly(caviar):
     assert e.name_values([5, -7, 0]) == {"v0": 5, "v1": -7, "v2": 0}
 
 
-@needs_caviar
 def test_every_entry_prints_back_to_its_text(caviar):
     rows = [json.loads(line) for line in CAVIAR.read_text().splitlines()]
     for e, row in zip(caviar, rows, strict=True):
@@ -73,7 +66,6 @@ def test_every_entry_prints_back_to_its_text(caviar):
             assert to_sexpr(e.program_euclid, e.var_names) == row["expr_euclid"]
 
 
-@needs_caviar
 def test_euclid_entry(caviar):
     e = next(e for e in caviar if e.id == "caviar/lasteval/L00484")
     assert e.possibly_negative_divisor and e.var_names == ("v0", "v1")

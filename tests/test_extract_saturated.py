@@ -13,14 +13,14 @@ import pytest
 from eqsat_uopc.extract import COST_MODELS, EXTRACTORS, extract
 
 from eqsat_uopc.backend import compile_many
-from eqsat_uopc.corpus import load_caviar
+from eqsat_uopc.corpus import caviar_path, load_caviar
 from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import run, to_python
 from eqsat_uopc.saturate import saturate
 from eqsat_uopc.uop import UOp, call_params
 from eqsat_uopc.values import bind_params, random_value
 
-CAVIAR = "/work/shared/bench/caviar_dev.jsonl"
+CAVIAR = caviar_path()
 
 
 def programs() -> list[UOp]:
@@ -99,8 +99,6 @@ def test_exact_survives_a_class_that_pruning_leaves_without_a_term():
     # Regression (found by notebook 3): after the first bound-pruning pass some child e-class had no
     # usable e-node left, its necessary-class set became "no term" (None), and the second pass
     # crashed with TypeError: 'NoneType' object is not iterable.
-    from eqsat_uopc.experiments import caviar_path
-
     (entry,) = [e for e in load_caviar(caviar_path()) if e.id == "caviar/lasteval/L27566"]
     sat = saturate(entry.program, int_semantics="no_overflow", node_budget=5000, iter_limit=3, time_limit=60)
     exact = extract(sat.egraph, "dag_size", "exact", time_limit=5.0)

@@ -3,11 +3,8 @@
 import collections
 import math
 import random
-from pathlib import Path
 
-import pytest
-
-from eqsat_uopc.corpus import load_caviar
+from eqsat_uopc.corpus import caviar_path, load_caviar
 from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import PatternMatcher, Rule, UPat, evaluate, simplify, symbolic
 from eqsat_uopc.greedy.soundness import check_rule, check_rules, evaluate_checked, same_value
@@ -153,12 +150,9 @@ def test_rule_from_a_plain_pair_is_held_to_wrap():
     assert report.int_semantics == "wrap" and not report.sound
 
 
-CAVIAR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "caviar_dev.jsonl"
-if not CAVIAR.exists():  # CI lays shared/ beside the clone; a developer checkout has it at /work/shared
-    CAVIAR = Path("/work/shared/bench/caviar_dev.jsonl")
+CAVIAR = caviar_path()
 
 
-@pytest.mark.skipif(not CAVIAR.exists(), reason="shared/bench/caviar_dev.jsonl not present")
 def test_simplify_on_the_caviar_corpus():
     """Greedy simplify over all 1,303 Caviar expressions: values kept wherever nothing overflows,
     and every expression it reduces to a constant gets the dataset's verdict. These counts are the
