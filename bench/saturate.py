@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from egglog import bindings  # noqa: E402
 
-from eqsat_uopc.corpus import index_expressions, load_caviar  # noqa: E402
+from eqsat_uopc.corpus import caviar_path, index_expressions, load_caviar  # noqa: E402
 from eqsat_uopc.greedy import simplify  # noqa: E402
 from eqsat_uopc.saturate import saturate  # noqa: E402
 from eqsat_uopc.saturate.check import check_sound  # noqa: E402
@@ -40,9 +40,6 @@ from eqsat_uopc.saturate.lower import Lowerer  # noqa: E402
 from eqsat_uopc.saturate.terms import SCHEMA  # noqa: E402
 from eqsat_uopc.uop import UOp  # noqa: E402
 
-CAVIAR = ROOT.parent / "shared" / "bench" / "caviar_dev.jsonl"
-if not CAVIAR.exists():
-    CAVIAR = Path("/work/shared/bench/caviar_dev.jsonl")
 VERDICT = {"true_on_all_samples": True, "false_on_all_samples": False}
 
 
@@ -187,7 +184,7 @@ def main() -> None:
     if args.quick:
         args.limit, budgets = 20, [1000]
     lowering(20_000)
-    entries = load_caviar(CAVIAR)
+    entries = load_caviar(caviar_path())
     if args.limit:
         entries = entries[: args.limit]
     writer = None

@@ -9,22 +9,19 @@ be merged with a constant, and a constant found must be the sampled verdict.
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eqsat_uopc.corpus import index_expressions, load_caviar
+from eqsat_uopc.corpus import caviar_path, index_expressions, load_caviar
 from eqsat_uopc.greedy import simplify
 from eqsat_uopc.saturate import saturate
 from eqsat_uopc.saturate.check import check_sound
 from tests.strategies import inputs_for, programs, range_bindings
 
-CAVIAR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "caviar_dev.jsonl"
-if not CAVIAR.exists():  # CI lays shared/ beside the clone; a developer checkout has it at /work/shared
-    CAVIAR = Path("/work/shared/bench/caviar_dev.jsonl")
-ENTRIES = load_caviar(CAVIAR) if CAVIAR.exists() else []
+CAVIAR = caviar_path()
+ENTRIES = load_caviar(CAVIAR)
 SAMPLE = ENTRIES[::130]  # 11 entries, every verdict among them
 VERDICT = {"true_on_all_samples": True, "false_on_all_samples": False}
 
@@ -37,7 +34,6 @@ def _random_inputs(rng: random.Random, n: int) -> list[dict[int, int]]:
     return out
 
 
-@pytest.mark.skipif(not ENTRIES, reason=f"{CAVIAR} is not there")
 @pytest.mark.parametrize("entry", SAMPLE, ids=lambda e: e.id.rsplit("/", 1)[-1])
 def test_caviar_sound(entry) -> None:
     s = saturate(entry.program, rules="default", node_budget=2_000, iter_limit=12)
@@ -51,7 +47,6 @@ def test_caviar_sound(entry) -> None:
     assert s.report.stop_reason in ("saturated", "node_budget", "iter_limit")
 
 
-@pytest.mark.skipif(not ENTRIES, reason=f"{CAVIAR} is not there")
 @pytest.mark.parametrize("entry", SAMPLE[::2], ids=lambda e: e.id.rsplit("/", 1)[-1])
 def test_caviar_sound_no_overflow(entry) -> None:
     """Under no_overflow the rules are sound over the mathematical integers: checked on small inputs
@@ -70,8 +65,6 @@ def test_caviar_sound_no_overflow(entry) -> None:
 
 def test_caviar_sample_figures() -> None:
     """How often the greedy result is in the root's e-class, and how many are proved, on the sample."""
-    if not ENTRIES:
-        pytest.skip(f"{CAVIAR} is not there")
     greedy_in_root = proved = 0
     for e in SAMPLE:
         s = saturate(e.program, rules="default", node_budget=2_000, iter_limit=12)
