@@ -41,7 +41,16 @@ from .greedy import (
 )
 from .ops import ALU, Ops
 from .optimize import optimize
-from .saturate import Extraction, Saturation, SaturationError, SaturationReport, StopReason, saturate
+from .rules import RULE_SETS, RuleSet, rule_set
+from .saturate import (
+    Extraction,
+    Saturation,
+    SaturationError,
+    SaturationReport,
+    StopReason,
+    check_sound,
+    saturate,
+)
 from .semantics import exec_alu
 from .uir import (
     Example,
@@ -63,6 +72,7 @@ __all__ = [
     "COST_MODELS",
     "EXTRACTORS",
     "INT_SEMANTICS",
+    "RULE_SETS",
     "Comparison",
     "CompiledProgram",
     "CorpusEntry",
@@ -83,6 +93,7 @@ __all__ = [
     "Proof",
     "RewriteCheckError",
     "Rule",
+    "RuleSet",
     "Saturation",
     "SaturationError",
     "SaturationReport",
@@ -96,6 +107,7 @@ __all__ = [
     "bounds",
     "call_params",
     "check_equivalent",
+    "check_sound",
     "compare",
     "compile_c",
     "compile_many",
@@ -121,6 +133,7 @@ __all__ = [
     "prove_equivalent",
     "read_example",
     "render_c",
+    "rule_set",
     "run",
     "same_value",
     "saturate",

@@ -125,6 +125,7 @@ def _saturation_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--iter-limit", type=int, default=CLI_ITER_LIMIT)
     p.add_argument("--time-limit", type=float, default=CLI_TIME_LIMIT, help="saturation seconds")
     p.add_argument("--extractor", default="auto", choices=["auto", *EXTRACTORS])
+    p.add_argument("--extract-time-limit", type=float, default=5.0, metavar="S", help="exact extraction s")
     p.add_argument("--rules", default="default", choices=list(RULE_SETS), help="saturation rule set")
     p.add_argument("--int-semantics", choices=("wrap", "no_overflow"), default="wrap")
 
@@ -136,6 +137,7 @@ def _saturation_config(args: argparse.Namespace) -> dict:
         "iter_limit": args.iter_limit,
         "time_limit": args.time_limit,
         "extractor": args.extractor,
+        "extract_time_limit": args.extract_time_limit,
         "rules": args.rules,
         "int_semantics": args.int_semantics,
     }

@@ -24,11 +24,13 @@ def optimize(
     int_semantics: str = "wrap",
     iter_limit: int = DEFAULT_ITER_LIMIT,
     time_limit: float = DEFAULT_TIME_LIMIT,
+    extract_time_limit: float | None = None,
 ) -> Extraction:
     """The best program equivalent to `program` under `cost`, with the saturation report.
 
     The result's `.program`, `.cost`, `.optimal` and `.report` say what was found, whether the
-    extractor proved it optimal for the e-graph, and how saturation stopped.
+    extractor proved it optimal for the e-graph, and how saturation stopped. time_limit bounds
+    saturation, extract_time_limit an exact extractor (None: the extractor registry's default).
     """
     sat = saturate(
         program,
@@ -38,4 +40,4 @@ def optimize(
         iter_limit=iter_limit,
         time_limit=time_limit,
     )
-    return sat.extract(cost=cost, extractor=extractor)
+    return sat.extract(cost=cost, extractor=extractor, time_limit=extract_time_limit)

@@ -237,11 +237,14 @@ class Saturation:
             self.report.raise_time += time.perf_counter() - t
         return self._egraph_cache
 
-    def extract(self, cost: str | Any = "dag_size", extractor: str | Any = "auto") -> Extraction:
-        """The best equivalent program under cost (see eqsat_uopc.extract.extract)."""
+    def extract(
+        self, cost: str | Any = "dag_size", extractor: str | Any = "auto", time_limit: float | None = None
+    ) -> Extraction:
+        """The best equivalent program under cost (see eqsat_uopc.extract.extract). time_limit bounds an
+        exact extractor (None: the registry's default), whose result then says if it proved optimality."""
         from eqsat_uopc.extract import extract
 
-        res = extract(self.egraph, cost=cost, extractor=extractor)  # its time: res.seconds
+        res = extract(self.egraph, cost=cost, extractor=extractor, time_limit=time_limit)  # time: res.seconds
         return Extraction(res.program, res.cost, res.optimal, self.report, res)
 
     def equivalent(self, a: UOp, b: UOp) -> bool:
