@@ -43,7 +43,7 @@ def prod(xs: Iterable[int]) -> int:
     return out
 
 
-def _arg_key(a: Any) -> Any:
+def arg_key(a: Any) -> Any:
     """A hashable key that keeps apart what Python's numeric tower merges (0, 0.0, -0.0, False)."""
     if isinstance(a, bool):
         return ("b", a)
@@ -52,7 +52,7 @@ def _arg_key(a: Any) -> Any:
     if isinstance(a, float):
         return ("f", "nan") if math.isnan(a) else ("f", struct.pack("<d", a))
     if isinstance(a, tuple):
-        return ("t", type(a), tuple(_arg_key(x) for x in a))
+        return ("t", type(a), tuple(arg_key(x) for x in a))
     return (type(a), a)
 
 
@@ -103,7 +103,7 @@ class UOp:
     def __new__(cls, op: Ops, src: tuple[UOp, ...] = (), arg: Any = None):
         if type(src) is not tuple:
             src = tuple(src)
-        key = (op, src, None if arg is None else _arg_key(arg))
+        key = (op, src, None if arg is None else arg_key(arg))
         try:
             ref = _cache.get(key)
         except TypeError:  # an unhashable source or arg (a list?): the checks below say which
@@ -318,8 +318,12 @@ class UOp:
         return UOp(Ops.CALL, (self, *(a if isinstance(a, UOp) else UOp.const(a) for a in args)), name)
 
     # -- traversals (iterative)
-    def toposort(self) -> list[UOp]:
-        """Every node reachable from self, sources before users, left to right."""
+    def toposort(self, enter_call_bodies: bool = True) -> list[UOp]:
+        """Every node reachable from self, sources before users, left to right.
+
+        With enter_call_bodies=False the walk stays in self's scope: a CALL's arguments are in it,
+        its body (a binder with its own PARAMs) is not.
+        """
         order: list[UOp] = []
         seen: set[UOp] = set()
         stack: list[tuple[UOp, bool]] = [(self, False)]
@@ -332,7 +336,8 @@ class UOp:
                 continue
             seen.add(u)
             stack.append((u, True))
-            stack.extend((s, False) for s in reversed(u.src) if s not in seen)
+            kids = u.src[1:] if u.op is Ops.CALL and not enter_call_bodies else u.src
+            stack.extend((s, False) for s in reversed(kids) if s not in seen)
         return order
 
     def substitute(self, mapping: Mapping[UOp, UOp]) -> UOp:

@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import json
 import math
-import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from eqsat_uopc.dtype import DType, dtypes
 from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import ParamArg, UOp
+from eqsat_uopc.uop import ParamArg, UOp, arg_key
 
 __all__ = ["ClassId", "EClass", "EGraph", "EGraphError", "ENode", "arg_key"]
 
@@ -35,19 +34,6 @@ ClassId = str
 
 class EGraphError(ValueError):
     """A malformed e-graph or e-graph text: the message names the e-class, e-node or field."""
-
-
-def arg_key(a: Any) -> Any:
-    """A hashable key for an e-node arg that keeps apart 0, 0.0, -0.0 and False (as UOp does)."""
-    if isinstance(a, bool):
-        return ("b", a)
-    if isinstance(a, int):
-        return ("i", a)
-    if isinstance(a, float):
-        return ("f", "nan") if math.isnan(a) else ("f", struct.pack("<d", a))
-    if isinstance(a, tuple):
-        return ("t", type(a), tuple(arg_key(x) for x in a))
-    return (type(a), a)
 
 
 @dataclass(frozen=True, eq=False)

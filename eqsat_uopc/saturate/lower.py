@@ -25,24 +25,11 @@ from egglog import bindings
 
 from eqsat_uopc.dtype import f32_bits, f32_from_bits
 from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.uop import UOp, arg_key
 
 from .terms import KINDS, type_string
 
 __all__ = ["Lowerer", "arg_key", "const_row"]
-
-
-def arg_key(a: Any) -> Any:
-    """A hashable key that keeps apart what Python's numeric tower merges (0, 0.0, -0.0, False)."""
-    if isinstance(a, bool):
-        return ("b", a)
-    if isinstance(a, int):
-        return ("i", a)
-    if isinstance(a, float):
-        return ("f", "nan") if math.isnan(a) else ("f", struct.pack("<d", a))
-    if isinstance(a, tuple):
-        return ("t", type(a), tuple(arg_key(x) for x in a))
-    return (type(a), a)
 
 
 def const_row(v: Any) -> tuple[str, int]:

@@ -50,21 +50,7 @@ class Domain(Protocol):
 
 def scope_order(root: UOp) -> list[UOp]:
     """The nodes of root's scope, sources first: a CALL's arguments are in it, its body is not."""
-    order: list[UOp] = []
-    seen: set[UOp] = set()
-    stack: list[tuple[UOp, bool]] = [(root, False)]
-    while stack:
-        u, ready = stack.pop()
-        if ready:
-            order.append(u)
-            continue
-        if u in seen:
-            continue
-        seen.add(u)
-        stack.append((u, True))
-        kids = u.src[1:] if u.op is Ops.CALL else u.src
-        stack.extend((s, False) for s in reversed(kids) if s not in seen)
-    return order
+    return root.toposort(enter_call_bodies=False)
 
 
 def interpret(root: UOp, domain: Domain, env: Mapping[UOp, list[Elem]] | None = None) -> list[Elem]:
