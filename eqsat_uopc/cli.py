@@ -339,7 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except json.JSONDecodeError as e:
         print(f"eqsat-uopc: error: --input is not JSON: {e}", file=sys.stderr)
         return 1
-    except (ValueError, LookupError, ArithmeticError) as e:  # a bad program or setting, said in one line
+    except (ValueError, LookupError, ArithmeticError, ConnectionError) as e:  # said in one line
         print(f"eqsat-uopc: error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
 

@@ -173,10 +173,16 @@ def _local(
                     w.kill()
 
 
-def _dask(tasks: list[SweepTask], job: Job, scheduler: str) -> Iterator[dict[str, Any]]:
+def _dask(
+    tasks: list[SweepTask], job: Job, scheduler: str, connect_timeout: float
+) -> Iterator[dict[str, Any]]:
     from distributed import Client, as_completed
 
-    with Client(scheduler) as client:
+    try:
+        client = Client(scheduler, timeout=connect_timeout)
+    except OSError as e:  # no scheduler there: say so in one line, before any work
+        raise ConnectionError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+    with client:
         futures = {client.submit(_run_job, job, t, key=f"sweep-{t.key}", pure=False): t for t in tasks}
         for fut in as_completed(futures):
             task = futures[fut]
@@ -200,6 +206,7 @@ def sweep(
     memory_limit_mb: int | None = 4096,
     time_limit: float | None = 60.0,
     scheduler: str | None = None,
+    connect_timeout: float = 10.0,
     progress: bool | None = None,
 ) -> list[dict[str, Any]]:
     """Run job(task.payload) for every task not already in `out`; the rows of this run.
@@ -223,7 +230,7 @@ def sweep(
     if workers is None:
         workers = os.cpu_count() or 1
     if scheduler is not None:
-        rows: Iterator[dict[str, Any]] = _dask(tasks, job, scheduler)
+        rows: Iterator[dict[str, Any]] = _dask(tasks, job, scheduler, connect_timeout)
     elif workers == 0:
         rows = (_run_job(job, t) for t in tasks)
     else:

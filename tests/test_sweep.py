@@ -105,3 +105,9 @@ def test_a_job_that_cannot_start_fails_fast_with_a_clear_error(tmp_path):
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 1
     assert "RuntimeError: a sweep worker exited with code 1 before it was ready" in r.stderr
+
+
+def test_an_unreachable_dask_scheduler_is_one_clear_error():
+    pytest.importorskip("distributed")
+    with pytest.raises(ConnectionError, match=r"^cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9: "):
+        sweep(tasks("square"), job, scheduler="tcp://127.0.0.1:9", connect_timeout=1, progress=False)
