@@ -284,7 +284,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         print(_table(rows, args.cost))
         print()
         for k, v in summary.items():
-            print(f"{k:>18}: {v}")
+            print(f"{k:>18}: {round(v, 4) if isinstance(v, float) else v}")
     bugs = summary.get("saturated_wrong", 0) + summary["verdict"].get("refuted", 0)
     return 1 if bugs else 0
 
