@@ -249,32 +249,23 @@ def growth_table(report: Any) -> list[dict[str, Any]]:
 def iteration_times(
     program: UOp, *, iterations: int, repeats: int = 1, **saturate_kw: Any
 ) -> list[dict[str, Any]]:
-    """Wall time of each saturation iteration, from runs with iter_limit = 1, 2, ..., iterations.
+    """Wall time of each of the first `iterations` saturation iterations (median of `repeats` runs).
 
-    SaturationReport only has totals, and every run replays the same deterministic iterations,
-    so iteration k's time is total(k) - total(k - 1), each total the median of `repeats` runs
-    (all phases: egglog, folding, reading sizes back). Iteration 1 also carries the setup (rule
-    set, lowering), which is in every total. Stops early when a run ends before its iteration
-    limit (saturated or out of budget). Times are noisy wall clock; sizes are exact.
+    Read from SaturationReport.iteration_times (egglog, folding, reading sizes back; setup and
+    lowering are not in iteration 1). Shorter when the run ends first (saturated or out of
+    budget). Times are noisy wall clock; sizes are exact (the runs are deterministic).
     """
-    rows: list[dict[str, Any]] = []
-    prev_total = 0.0
-    for k in range(1, iterations + 1):
-        reps = [saturate(program, iter_limit=k, **saturate_kw).report for _ in range(repeats)]
-        rep = reps[0]
-        if rep.iterations < k:
-            break
-        total = float(np.median([r.total_time for r in reps]))
-        rows.append(
-            {
-                "iteration": k,
-                "enodes": rep.enodes[-1],
-                "eclasses": rep.eclasses[-1],
-                "seconds": max(total - prev_total, 0.0),
-            }
-        )
-        prev_total = total
-    return rows
+    reports = [saturate(program, iter_limit=iterations, **saturate_kw).report for _ in range(repeats)]
+    rep = reports[0]
+    return [
+        {
+            "iteration": k,
+            "enodes": rep.enodes[k],
+            "eclasses": rep.eclasses[k],
+            "seconds": float(np.median([r.iteration_times[k - 1] for r in reports])),
+        }
+        for k in range(1, rep.iterations + 1)
+    ]
 
 
 def budget_sweep(

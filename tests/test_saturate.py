@@ -227,3 +227,11 @@ def test_egglog_extractor_handle() -> None:
         assert s.extract(extractor=f"egglog_{mode}").program is x * x
     with pytest.raises(SaturationError, match="egglog extraction mode must be 'tree' or 'dag', got 'x'"):
         eg.meta["egglog"].extract("x", eg.roots)
+
+
+def test_report_times_every_kept_iteration():
+    from eqsat_uopc.experiments import add_chain
+
+    rep = saturate(add_chain(4)).report
+    assert rep.enodes == [7, 14, 34, 54, 54, 54] and len(rep.iteration_times) == rep.iterations == 5
+    assert all(t > 0 for t in rep.iteration_times) and sum(rep.iteration_times) <= rep.total_time

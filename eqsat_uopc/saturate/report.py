@@ -22,7 +22,8 @@ class StopReason(StrEnum):
 
 @dataclass
 class SaturationReport:
-    """One run. enodes[0]/eclasses[0] are the lowered program; enodes[i] the size after iteration i.
+    """One run. enodes[0]/eclasses[0] are the lowered program; enodes[i] the size after iteration i,
+    iteration_times[i - 1] the wall time iteration i took (egglog, folding, reading sizes back).
 
     Times are seconds: `egglog_time` in egglog's rule runs, `fold_time` in the Python folding step
     (reading the e-graph it needs and writing its terms), `lower_time` lowering the program,
@@ -41,6 +42,7 @@ class SaturationReport:
     iterations: int = 0
     enodes: list[int] = field(default_factory=list)
     eclasses: list[int] = field(default_factory=list)
+    iteration_times: list[float] = field(default_factory=list)  # seconds of each kept iteration
     egglog_time: float = 0.0
     fold_time: float = 0.0
     lower_time: float = 0.0

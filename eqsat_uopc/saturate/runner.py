@@ -175,6 +175,7 @@ class Saturation:
                 rep.stop_reason = StopReason.TIME_LIMIT
                 return
             before = (rep.enodes[-1], rep.eclasses[-1])
+            t_iteration = time.perf_counter()
             changed = False
             if sched.units:
                 t = time.perf_counter()
@@ -218,6 +219,7 @@ class Saturation:
             rep.iterations += 1
             rep.enodes.append(size[0])
             rep.eclasses.append(size[1])
+            rep.iteration_times.append(time.perf_counter() - t_iteration)
             if size == before and not changed and not sched.any_banned:
                 rep.stop_reason = StopReason.SATURATED
                 return
