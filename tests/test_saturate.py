@@ -235,3 +235,17 @@ def test_report_times_every_kept_iteration():
     rep = saturate(add_chain(4)).report
     assert rep.enodes == [7, 14, 34, 54, 54, 54] and len(rep.iteration_times) == rep.iterations == 5
     assert all(t > 0 for t in rep.iteration_times) and sum(rep.iteration_times) <= rep.total_time
+
+
+def test_back_off_is_tunable_and_contains_the_associativity_blow_up():
+    from eqsat_uopc.experiments import add_chain
+
+    chain = add_chain(10)
+    banned = saturate(chain, rules="ac", node_budget=300_000, iter_limit=6).report
+    lax = saturate(chain, rules="ac", node_budget=300_000, iter_limit=6, match_limit=10**9).report
+    assert banned.enodes == [19, 44, 160, 1014, 8743, 12306, 12306]  # bans stop the growth
+    assert lax.enodes == [19, 44, 160, 1014, 8743, 41038, 57533]  # no bans: it keeps growing
+    with pytest.raises(SaturationError, match=r"^match_limit must be positive, got 0$"):
+        saturate(chain, match_limit=0)
+    with pytest.raises(SaturationError, match=r"^ban_length must be an int, got 1.5$"):
+        saturate(chain, ban_length=1.5)

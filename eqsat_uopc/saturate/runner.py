@@ -93,11 +93,15 @@ def saturate(
     node_budget: int = DEFAULT_NODE_BUDGET,
     iter_limit: int = DEFAULT_ITER_LIMIT,
     time_limit: float = DEFAULT_TIME_LIMIT,
+    match_limit: int = MATCH_LIMIT,
+    ban_length: int = BAN_LENGTH,
 ) -> Saturation:
     """Equality saturation of program under a rule set (a name in eqsat_uopc.rules.RULE_SETS).
 
     int_semantics "wrap" (default) runs the rules sound under int32 wraparound and the no_overflow
     rules whose precondition the interval analysis proves; "no_overflow" runs every rule.
+    match_limit and ban_length set the back-off scheduler: a rule with more matches than
+    match_limit in one iteration is banned for ban_length iterations (both double at each new ban).
     Bad arguments raise SaturationError before any work.
     """
     if not isinstance(program, UOp):
@@ -108,10 +112,13 @@ def saturate(
     _check_positive("node_budget", node_budget, integer=True)
     _check_positive("iter_limit", iter_limit, integer=True)
     _check_positive("time_limit", time_limit, integer=False)
+    _check_positive("match_limit", match_limit, integer=True)
+    _check_positive("ban_length", ban_length, integer=True)
     size = program.size
     if node_budget < size:
         raise SaturationError(f"node_budget {node_budget} is below the program's own size ({size} nodes)")
-    return Saturation(program, rs, int_semantics, node_budget, iter_limit, float(time_limit))
+    backoff = (match_limit, ban_length)
+    return Saturation(program, rs, int_semantics, node_budget, iter_limit, float(time_limit), backoff)
 
 
 class Saturation:
@@ -125,6 +132,7 @@ class Saturation:
         node_budget: int,
         iter_limit: int,
         time_limit: float,
+        backoff: tuple[int, int] = (MATCH_LIMIT, BAN_LENGTH),
     ):
         self.program = program
         self.rule_set = rs
@@ -135,7 +143,7 @@ class Saturation:
         eg = self._eg = bindings.EGraph(num_threads=1)
         rules_text, units = egglog_program(rs, int_semantics)
         eg.parse_and_run_program(SCHEMA + rules_text)
-        self._scheduler = BackoffScheduler.of(units, MATCH_LIMIT, BAN_LENGTH)
+        self._scheduler = BackoffScheduler.of(units, *backoff)
         self.report.egglog_time = time.perf_counter() - start
         t_lower = time.perf_counter()
         self._lowerer = Lowerer(eg)
