@@ -5,7 +5,7 @@
 
 E-graph sources:
 - saturated: Caviar corpus programs (and generated index expressions) saturated with
-  eqsat_uopc.saturate, when that layer is installed (skipped otherwise);
+  eqsat_uopc.saturation, when that layer is installed (skipped otherwise);
 - equivalent: the same programs grown by exact rewrites (extract/random_egraph.equivalent_egraph),
   which needs no egglog: commutativity, x*1, x+0, associativity, distribution;
 - random: random scalar programs with random same-type merges (arbitrary structure, many cycles),
@@ -47,9 +47,9 @@ def corpus_programs(limit: int, seed: int = 0) -> list:
 def saturated_egraphs(programs: list, node_budget: int, min_enodes: int) -> list[tuple[str, EGraph]]:
     """Each program saturated under node_budget; e-graphs below min_enodes are too easy to report."""
     try:
-        from eqsat_uopc.saturate import saturate
+        from eqsat_uopc.saturation import saturate
     except ImportError:
-        print("eqsat_uopc.saturate not available: no saturated e-graphs", file=sys.stderr)
+        print("eqsat_uopc.saturation not available: no saturated e-graphs", file=sys.stderr)
         return []
     out = []
     for k, p in enumerate(programs):

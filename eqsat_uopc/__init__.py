@@ -1,11 +1,13 @@
 """eqsat-uopc: equality saturation and greedy rewriting for the uopc IR.
 
 This package root is the public API (DESIGN.md, "Public API"); submodules are implementation.
+No name exported here is also the name of a subpackage or module, so that `import eqsat_uopc.extract`
+(or `.saturation`, `.comparison`, ...) and attribute access agree: the function that extracts is
+`eqsat_uopc.extract.extract` (or `Saturation.extract`).
 """
 
 from .backend import CompiledProgram, compile_c, compile_many, render_c
-from .bounds import bounds, vmax, vmin
-from .compare import Comparison, compare
+from .comparison import Comparison, compare
 from .corpus import CorpusEntry, CorpusError, index_expressions, load_caviar
 from .dtype import DType, dtypes, truncate
 from .extract import (
@@ -20,7 +22,6 @@ from .extract import (
     ExtractResult,
     cost_of,
     costs_of,
-    extract,
     load_latency_table,
 )
 from .greedy import (
@@ -39,10 +40,11 @@ from .greedy import (
     symbolic,
     to_python,
 )
+from .intervals import bounds, vmax, vmin
 from .ops import ALU, Ops
-from .optimize import optimize
+from .optimization import optimize
 from .rules import RULE_SETS, RuleSet, rule_set
-from .saturate import (
+from .saturation import (
     Extraction,
     Saturation,
     SaturationError,
@@ -117,7 +119,6 @@ __all__ = [
     "evaluate",
     "exec_alu",
     "expected_value",
-    "extract",
     "fold",
     "graph_rewrite",
     "graph_rewrite_topdown",

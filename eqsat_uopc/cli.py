@@ -110,7 +110,7 @@ def _cmd_render_c(args: argparse.Namespace) -> int:
 
 
 # The command line's defaults are chosen to finish in seconds per program (an interactive tool and
-# corpus sweeps); the library's (eqsat_uopc.saturate.DEFAULT_*) allow larger e-graphs.
+# corpus sweeps); the library's (eqsat_uopc.saturation.DEFAULT_*) allow larger e-graphs.
 CLI_NODE_BUDGET = 10_000
 CLI_ITER_LIMIT = 30
 CLI_TIME_LIMIT = 5.0
@@ -144,7 +144,7 @@ def _saturation_config(args: argparse.Namespace) -> dict:
 
 
 def _cmd_optimize(args: argparse.Namespace) -> int:
-    from .optimize import optimize
+    from .optimization import optimize
     from .uir import to_uir
 
     program = _load(Path(args.file)).program
@@ -238,7 +238,7 @@ def _table(rows: list[dict], cost: str) -> str:
 def _cmd_compare(args: argparse.Namespace) -> int:
     import csv
 
-    from .compare import compare, compare_job, summarize
+    from .comparison import compare, compare_job, summarize
     from .sweep import sweep
 
     target = Path(args.target)

@@ -37,7 +37,7 @@ from .dtype import dtypes
 from .extract import EXTRACTORS, cost_of, extract
 from .greedy import PatternMatcher, graph_rewrite, simplify, symbolic
 from .ops import ALU, Ops
-from .saturate import DEFAULT_ITER_LIMIT, saturate
+from .saturation import DEFAULT_ITER_LIMIT, saturate
 from .uir import to_uir
 from .uop import UOp
 

@@ -30,7 +30,7 @@ __all__ = ["FAMILIES", "PYTHON_RULES", "RULE_SETS", "Family", "Rule", "RuleSet",
 
 SEMANTICS = ("wrap", "no_overflow")
 
-# Rules of the Python folding step (eqsat_uopc.saturate.fold), by family; all exact, so "wrap".
+# Rules of the Python folding step (eqsat_uopc.saturation.fold), by family; all exact, so "wrap".
 PYTHON_RULES: dict[str, tuple[str, ...]] = {
     "fold": ("fold/exec-alu", "fold/f64-to-f32"),
     "identities": ("identities/cast-same-dtype", "identities/cmp-self"),

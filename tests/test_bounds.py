@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eqsat_uopc.bounds import bounds, vmax, vmin
 from eqsat_uopc.dtype import dtypes
+from eqsat_uopc.intervals import bounds, vmax, vmin
 from eqsat_uopc.ops import ALU, Ops
 from eqsat_uopc.semantics import exec_alu
 from eqsat_uopc.uop import UOp

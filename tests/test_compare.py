@@ -3,8 +3,8 @@
 import pytest
 
 from eqsat_uopc import UOp, dtypes, load_example
-from eqsat_uopc.compare import compare, summarize
-from eqsat_uopc.saturate import StopReason
+from eqsat_uopc.comparison import compare, summarize
+from eqsat_uopc.saturation import StopReason
 from tests.test_cli import EXAMPLES
 
 

@@ -26,7 +26,7 @@ from eqsat_uopc.experiments import (
     rule_order_results,
     run_corpus,
 )
-from eqsat_uopc.saturate import saturate
+from eqsat_uopc.saturation import saturate
 
 x = UOp.param(0, dtypes.i32)
 

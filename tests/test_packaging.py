@@ -83,3 +83,17 @@ def test_wheel_metadata(wheel: zipfile.ZipFile):
     entry_points = wheel.read(f"{info}/entry_points.txt").decode()
     assert "eqsat-uopc = eqsat_uopc.cli:main" in entry_points
     assert wheel.read(f"{info}/top_level.txt").decode().split() == ["eqsat_uopc"]
+
+
+def test_no_public_name_shadows_a_submodule():
+    # `from .saturate import saturate` in __init__ made `eqsat_uopc.saturate` the function after
+    # `import eqsat_uopc.saturate`: every exported name must differ from every module's name.
+    import pkgutil
+
+    import eqsat_uopc
+
+    modules = {m.name for m in pkgutil.iter_modules(eqsat_uopc.__path__)} | {"rules", "extract"}
+    assert sorted(set(eqsat_uopc.__all__) & modules) == []
+    import eqsat_uopc.extract
+
+    assert type(eqsat_uopc.extract).__name__ == "module" and hasattr(eqsat_uopc.extract, "COST_MODELS")

@@ -17,8 +17,8 @@ from eqsat_uopc.rules import FAMILIES, RULE_SETS, RuleSet, egglog_program, rule_
 from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import evaluate, run, symbolic
 from eqsat_uopc.ops import Ops
-from eqsat_uopc.saturate import saturate
-from eqsat_uopc.saturate.check import check_sound
+from eqsat_uopc.saturation import saturate
+from eqsat_uopc.saturation.check import check_sound
 from eqsat_uopc.uop import UOp
 
 x, y = UOp.param(0), UOp.param(1)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import run
 from eqsat_uopc.ops import Ops
-from eqsat_uopc.saturate import SaturationError, StopReason, saturate
+from eqsat_uopc.saturation import SaturationError, StopReason, saturate
 from eqsat_uopc.uir import load_example
 from eqsat_uopc.uop import UOp
 from tests.strategies import closed_programs, programs

@@ -19,8 +19,8 @@ Deviations from the chapter's code, on purpose (DESIGN.md, "Known defects"):
 
 from __future__ import annotations
 
-from ..bounds import bounds, vmax, vmin
 from ..dtype import dtypes, truncate
+from ..intervals import bounds, vmax, vmin
 from ..ops import ALU, Ops
 from ..semantics import exec_alu
 from ..uop import UOp

@@ -2,7 +2,7 @@
 
 A saturation rule is egglog text: `(rewrite LHS RHS)`, `(birewrite LHS RHS)` (checked both ways),
 or `(rule (QUERY ...) (ACTIONS ...))`. Its terms are the IR's ops in the encoding of
-eqsat_uopc/saturate/terms.py (`(Add t x (Int c))`, `(Lt t a b)`, ...); its query may also bind
+eqsat_uopc/saturation/terms.py (`(Add t x (Int c))`, `(Lt t a b)`, ...); its query may also bind
 egglog primitives (`(= q (/ a b))`), compare them (`(> c 0)`) and read the interval analysis
 (`(lo x)`, `(hi x)`). This module reads that text and turns each rule into one z3 question:
 

@@ -26,7 +26,13 @@ from typing import Any
 from .extract import COST_MODELS, cost_of, costs_of
 from .greedy import simplify
 from .ops import Ops
-from .saturate import DEFAULT_ITER_LIMIT, DEFAULT_NODE_BUDGET, DEFAULT_TIME_LIMIT, SaturationReport, saturate
+from .saturation import (
+    DEFAULT_ITER_LIMIT,
+    DEFAULT_NODE_BUDGET,
+    DEFAULT_TIME_LIMIT,
+    SaturationReport,
+    saturate,
+)
 from .uop import UOp
 from .verify import Verdict, check_equivalent
 

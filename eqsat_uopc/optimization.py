@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .saturate import DEFAULT_ITER_LIMIT, DEFAULT_NODE_BUDGET, DEFAULT_TIME_LIMIT, Extraction, saturate
+from .saturation import DEFAULT_ITER_LIMIT, DEFAULT_NODE_BUDGET, DEFAULT_TIME_LIMIT, Extraction, saturate
 from .uop import UOp
 
 __all__ = ["optimize"]

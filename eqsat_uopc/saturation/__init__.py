@@ -15,8 +15,8 @@ check_sound(egraph, params, ranges)   the e-nodes that disagree with their e-cla
 Modules: terms (the term encoding and egglog declarations), lower (UOps into egglog), serialize
 (egglog back into an EGraph; egglog's extractors), fold (the Python rules between iterations),
 scheduler (per-rule back-off), runner (saturate, Saturation), raising, report, check, errors.
-Import from this package with `from eqsat_uopc.saturate import ...`: once the top-level package
-re-exports the function `saturate`, the attribute eqsat_uopc.saturate is that function.
+Import from this package with `from eqsat_uopc.saturation import ...`: once the top-level package
+re-exports the function `saturate`, the attribute eqsat_uopc.saturation is that function.
 """
 
 from .check import Disagreement, check_sound
