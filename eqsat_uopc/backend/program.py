@@ -158,6 +158,16 @@ class CompiledProgram:
                 f"program takes {len(self.inputs)} input(s), got {len(inputs)} (expected: {sig})"
             )
 
+    def _bind(self, inputs: Sequence) -> tuple[_Scratch, list[np.ndarray], np.ndarray]:
+        """Checked input arrays pointed to by the scratch pointer table, and an output array; the
+        caller keeps `arrays` alive for the duration of the C call."""
+        self._check_count(inputs)
+        scratch = self._scratch()
+        arrays = [to_input_array(s, v) for s, v in zip(self.inputs, inputs, strict=True)]
+        for k, arr in enumerate(arrays):
+            scratch.ptrs[k] = arr.ctypes.data
+        return scratch, arrays, np.empty(self.shape, self._out_dtype)
+
     def _scratch(self) -> _Scratch:
         s = getattr(self._local, "scratch", None)
         if s is None:
@@ -179,14 +189,7 @@ class CompiledProgram:
 
     def run_array(self, *inputs: Any) -> np.ndarray:
         """The raw result as a numpy array of the program's shape (no conversion to lists)."""
-        if len(inputs) != len(self.inputs):
-            self._check_count(inputs)
-        scratch = self._scratch()
-        # the list keeps converted arrays alive during the call
-        arrays = [to_input_array(s, v) for s, v in zip(self.inputs, inputs, strict=True)]
-        for k, arr in enumerate(arrays):
-            scratch.ptrs[k] = arr.ctypes.data
-        out = np.empty(self.shape, self._out_dtype)
+        scratch, _alive, out = self._bind(inputs)  # _alive: the input arrays the C call reads
         if self._fn(1, scratch.ptrs, out.ctypes.data, scratch.work_ptr, scratch.status_ptr):
             code, *detail = scratch.status[0].tolist()
             raise status_error(code, tuple(detail))
@@ -195,12 +198,7 @@ class CompiledProgram:
     def time(self, *inputs: Any, number: int = 100, repeat: int = 5) -> float:
         """Seconds per run on these inputs: the median of `repeat` rounds of `number` runs looped
         in C (no Python or ctypes overhead per run), for calibrating a latency cost model."""
-        self._check_count(inputs)
-        scratch = self._scratch()
-        arrays = [to_input_array(s, v) for s, v in zip(self.inputs, inputs, strict=True)]
-        for k, arr in enumerate(arrays):
-            scratch.ptrs[k] = arr.ctypes.data
-        out = np.empty(self.shape, self._out_dtype)
+        scratch, _alive, out = self._bind(inputs)  # _alive: the input arrays the C call reads
         rounds = []
         for _ in range(repeat):
             start = time.perf_counter()
