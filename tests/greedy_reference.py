@@ -4,24 +4,14 @@ operation. Tests compare run / simplify against it."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from eqsat_uopc.ops import ALU, Ops
 from eqsat_uopc.semantics import exec_alu
 from eqsat_uopc.uop import UOp, prod
+from eqsat_uopc.values import same_value as same
 
 __all__ = ["Undefined", "reference", "same"]
-
-
-def same(a, b) -> bool:
-    """Values equal bit for bit: NaN is NaN, -0.0 is not 0.0, True is not 1."""
-    if isinstance(a, list) or isinstance(b, list):
-        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(same, a, b))
-    if isinstance(a, float) and isinstance(b, float):
-        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
-    return type(a) is type(b) and a == b
 
 
 class Undefined(Exception):

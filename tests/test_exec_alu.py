@@ -9,17 +9,11 @@ import pytest
 from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.ops import Ops
 from eqsat_uopc.semantics import exec_alu
+from eqsat_uopc.values import same_value as same
 
 I32, F32, BOOL = dtypes.i32, dtypes.f32, dtypes.bool
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 inf, nan = math.inf, math.nan
-
-
-def same(a, b) -> bool:
-    """Bitwise sameness of results: NaN is NaN, -0.0 is not 0.0, True is not 1."""
-    if isinstance(a, float) and isinstance(b, float):
-        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
-    return type(a) is type(b) and a == b
 
 
 @pytest.mark.parametrize(

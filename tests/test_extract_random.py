@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from eqsat_uopc.greedy import run, to_python
 from eqsat_uopc.uop import call_params
 from eqsat_uopc.values import bind_params, random_value
+from eqsat_uopc.values import same_value as same
 from tests.strategies import programs
 
 EXTRACTORS = ("bottom_up", "greedy_dag", "exact")
@@ -133,18 +134,6 @@ def evaluate(program, inputs):
         return to_python(run(bind_params(program, inputs)))
     except ValueError:
         return None  # undefined in C (division by zero, ...): run stops at the undefined node
-
-
-def same(a, b) -> bool:
-    if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float) and math.isnan(a):
-        return isinstance(b, float) and math.isnan(b)
-    return (
-        type(a) is type(b)
-        and (a == b)
-        and (not isinstance(a, float) or math.copysign(1, a) == math.copysign(1, b))
-    )
 
 
 @settings(max_examples=40, deadline=None)

@@ -6,7 +6,6 @@
 - every extracted program computes what the input computes: through `run` and the C backend.
 """
 
-import math
 import random
 
 import pytest
@@ -19,6 +18,7 @@ from eqsat_uopc.greedy import run, to_python
 from eqsat_uopc.saturation import saturate
 from eqsat_uopc.uop import UOp, call_params
 from eqsat_uopc.values import bind_params, random_value
+from eqsat_uopc.values import same_value as same
 
 CAVIAR = caviar_path()
 
@@ -60,16 +60,6 @@ def test_nothing_beats_the_exact_extractor(extractions):
             assert r["dag_size", name].cost >= exact.cost
             assert r["latency", name].cost >= r["latency", "exact"].cost - 1e-9
         assert extract(g).extractor == "exact" and extract(g).cost == exact.cost
-
-
-def same(a, b) -> bool:
-    if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float):
-        return isinstance(b, float) and (
-            (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
-        )
-    return type(a) is type(b) and a == b
 
 
 def test_extracted_programs_compute_the_input(extractions):

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
@@ -12,17 +11,9 @@ from eqsat_uopc.greedy import run, simplify, to_python
 from eqsat_uopc.uir import load_example
 from eqsat_uopc.uop import call_params
 from eqsat_uopc.values import bind_params
+from eqsat_uopc.values import same_value as same
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.uir"))
-
-
-def same(a, b) -> bool:
-    """Values equal bit for bit: NaN is NaN, -0.0 is not 0.0, True is not 1."""
-    if isinstance(a, list) or isinstance(b, list):
-        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(same, a, b))
-    if isinstance(a, float) and isinstance(b, float):
-        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
-    return type(a) is type(b) and a == b
 
 
 def test_there_are_examples():
