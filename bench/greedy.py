@@ -17,7 +17,7 @@ It prints five sections:
    Target: matching at least 3x faster compiled.
 4. Top-down against bottom-up rewriting on WHERE(True, x, huge), where top-down discards `huge`
    without looking at it.
-5. The greedy baseline on the Caviar corpus (shared/bench/caviar_dev.jsonl): how many expressions
+5. The greedy baseline on the bundled Caviar corpus: how many expressions
    simplify reduces to a constant, whether each agrees with the dataset's verdict, against Halide.
 
 Times are best-of-k wall-clock (time.perf_counter) unless marked "first call". tinygrad is a

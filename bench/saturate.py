@@ -7,7 +7,7 @@
 Sections:
 1. Lowering a 20,000-node DAG into egglog (target: at least 20,000 nodes/s), against one Python
    toposort of the same DAG (the cheapest possible walk) timed in the same run.
-2. The Caviar corpus (shared/bench/caviar_dev.jsonl) at each budget and int semantics: per-program
+2. The bundled Caviar corpus at each budget and int semantics: per-program
    saturation time and e-graph size (median, p90, max), stop reasons, how many expressions the
    root's e-class proves to the right constant (and, as a soundness alarm, to a wrong one or a
    `mixed` one to any), how often the greedy `simplify` result is in the root's e-class, and the

@@ -239,9 +239,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     import csv
 
     from .comparison import compare, compare_job, summarize
+    from .corpus import corpus_path
     from .sweep import sweep
 
-    target = Path(args.target)
+    target = corpus_path(args.target)
     config = {
         **_saturation_config(args),
         "verify": not args.no_verify,
@@ -307,7 +308,7 @@ def _parser() -> argparse.ArgumentParser:
     o.set_defaults(fn=_cmd_optimize)
 
     m = sub.add_parser("compare", help="greedy vs saturated on a .uir file, a directory or a .jsonl corpus")
-    m.add_argument("target")
+    m.add_argument("target", help="a .uir file or directory, a .jsonl corpus, or a bundled corpus by name")
     _saturation_options(m)
     m.add_argument("--samples", type=int, default=100, help="random inputs per equivalence check")
     m.add_argument("--backends", default="interpreter,c", help="evaluators for the random-input checks")

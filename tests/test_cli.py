@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from eqsat_uopc.cli import main
+from eqsat_uopc.corpus import caviar_path
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -111,7 +112,7 @@ def test_compare_one_file_prints_costs_and_verdicts(capsys):
 
 def test_compare_corpus_json_csv_and_resume(tmp_path, capsys):
     corpus = tmp_path / "c.jsonl"
-    lines = (Path(__file__).resolve().parents[2] / "shared/bench/caviar_dev.jsonl").read_text().splitlines()
+    lines = caviar_path().read_text().splitlines()
     corpus.write_text("\n".join(lines[:3]) + "\n")
     out = tmp_path / "rows.jsonl"
     args = ["compare", str(corpus), "--samples", "10", "--workers", "1", "--out", str(out), "--json"]

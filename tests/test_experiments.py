@@ -31,9 +31,10 @@ from eqsat_uopc.saturation import saturate
 x = UOp.param(0, dtypes.i32)
 
 
-def test_caviar_path_is_found_beside_the_repository_or_in_work_shared():
+def test_caviar_corpus_is_bundled_package_data():
     path = caviar_path()
     assert path.name == "caviar_dev.jsonl" and path.is_file()
+    assert path.parent == repo_root() / "eqsat_uopc" / "corpus" / "data"
     assert (repo_root() / "eqsat_uopc" / "experiments.py").is_file()
 
 

@@ -46,11 +46,12 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
 
 
 def _expected_files() -> dict[str, str]:
-    """wheel path -> repository path, for every .py and .egg file of the package directories."""
+    """wheel path -> repository path, for every .py, .egg and bundled corpus file of the package
+    directories."""
     out = {}
     for repo_dir, wheel_dir in PACKAGE_DIRS.items():
         for f in sorted((ROOT / repo_dir).rglob("*")):
-            if f.suffix in (".py", ".egg") and "__pycache__" not in f.parts:
+            if f.suffix in (".py", ".egg", ".jsonl") and "__pycache__" not in f.parts:
                 rel = f.relative_to(ROOT / repo_dir).as_posix()
                 out[f"{wheel_dir}/{rel}"] = f"{repo_dir}/{rel}"
     return out
@@ -68,6 +69,7 @@ def test_wheel_has_every_module_and_rule_file(wheel: zipfile.ZipFile):
 
 def test_wheel_has_rules_and_extract_inside_the_namespace(wheel: zipfile.ZipFile):
     names = wheel.namelist()
+    assert "eqsat_uopc/corpus/data/caviar_dev.jsonl" in names and "eqsat_uopc/corpus/data/README.md" in names
     assert "eqsat_uopc/rules/__init__.py" in names and "eqsat_uopc/extract/__init__.py" in names
     assert any(n.startswith("eqsat_uopc/rules/") and n.endswith(".egg") for n in names)
     assert any(n.startswith("eqsat_uopc/extract/") and n.endswith(".py") for n in names)

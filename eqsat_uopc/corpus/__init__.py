@@ -1,0 +1,45 @@
+"""Benchmark corpora: programs to measure the greedy engine and equality saturation on.
+
+- The Caviar/Halide expressions (`caviar_dev()`, `load_caviar(path)`), bundled as package data
+  (data/README.md: where they come from).
+- Generated index expressions (`index_expressions(n, seed)`): views over N-d buffers.
+- S-expressions over the IR's ops (`parse_sexpr`, `to_sexpr`), the corpus file syntax.
+
+A corpus is named on the command line by its name in `CORPORA` (`eqsat-uopc compare caviar-dev`)
+or by the path of any `.jsonl` file in the same format; `corpus_path` resolves either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from .caviar import CorpusEntry, caviar_dev, caviar_path, load_caviar
+from .errors import CorpusError
+from .indexing import IndexExpression, index_expressions
+from .sexpr import parse_sexpr, sexpr_var_names, to_sexpr
+
+__all__ = [
+    "CORPORA",
+    "CorpusEntry",
+    "CorpusError",
+    "IndexExpression",
+    "caviar_dev",
+    "caviar_path",
+    "corpus_path",
+    "index_expressions",
+    "load_caviar",
+    "parse_sexpr",
+    "sexpr_var_names",
+    "to_sexpr",
+]
+
+# bundled corpora by the name the CLI knows them by -> the path of their .jsonl file
+CORPORA: dict[str, Callable[[], Path]] = {"caviar-dev": caviar_path}
+
+
+def corpus_path(name_or_path: str | Path) -> Path:
+    """The .jsonl file of a bundled corpus named in CORPORA, or the given path itself."""
+    if isinstance(name_or_path, str) and name_or_path in CORPORA:
+        return CORPORA[name_or_path]()
+    return Path(name_or_path)
