@@ -327,6 +327,12 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("render-c", help="print the C the backend generates for a .uir program")
     c.add_argument("file")
     c.set_defaults(fn=_cmd_render_c)
+
+    from .synthesis import command as synthesis_command
+
+    y = sub.add_parser("synthesize", help="synthesize proved rewrite rules into a .egg family (Ruler-style)")
+    synthesis_command.add_arguments(y)
+    y.set_defaults(fn=synthesis_command.run)
     return p
 
 
