@@ -139,7 +139,7 @@ def test_deterministic() -> None:
         ({"time_limit": "1"}, "time_limit must be a number of seconds, got '1'"),
         (
             {"rules": "nope"},
-            "unknown rule set 'nope' (known: none, symbolic, evaluate, run, ac, default)",
+            "unknown rule set 'nope' (known: none, symbolic, evaluate, run, ac, default, default+synth)",
         ),
         ({"int_semantics": "c"}, "int_semantics must be 'wrap' or 'no_overflow', got 'c'"),
     ],
@@ -158,7 +158,7 @@ def test_unknown_family() -> None:
         saturate(UOp.param(0), rules=RuleSet("mine", ("fold", "magic")))
     assert str(info.value) == (
         "rule set 'mine' has unknown families ['magic'] (known: identities, fold, reassociation, "
-        "distribution, divmod, recombination, comparisons, intervals, comm_assoc, evaluate)"
+        "distribution, divmod, recombination, comparisons, intervals, comm_assoc, synth_small, evaluate)"
     )
     with pytest.raises(SaturationError, match=r"^time_limit must be positive, got nan$"):
         saturate(UOp.param(0), time_limit=float("nan"))

@@ -27,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--ops", required=True, help="comma-separated IR ops: add,mul,max,lt,ne,floordiv,floormod,where"
     )
     p.add_argument("--size", type=int, default=5, help="largest term size (nodes)")
-    p.add_argument("--out", required=True, help="the .egg file to write (its log: <out>.log.jsonl)")
+    p.add_argument("--out", required=True, help="the .egg file to write (its log: <out>.log)")
     p.add_argument("--vars", default="x,y,z", help="i32 term variables")
     p.add_argument("--bool-vars", default="", help="bool term variables")
     p.add_argument("--const-vars", default="c1,c2", help="constant variables (match integer literals)")

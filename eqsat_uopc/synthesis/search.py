@@ -343,9 +343,9 @@ def egg_text(result: SynthesisResult) -> str:
 
 
 def log_path_for(out: str | Path) -> Path:
-    """Where the log of a family written to `out` lives: `<out>.log.jsonl` beside it."""
+    """Where the log (JSON lines) of a family written to `out` lives: `<out>.log` beside it."""
     out = Path(out)
-    return out.with_name(out.name + ".log.jsonl")
+    return out.with_name(out.name + ".log")
 
 
 def write_family(result: SynthesisResult, out: str | Path) -> Path:
