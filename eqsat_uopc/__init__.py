@@ -6,11 +6,9 @@ No name exported here is also the name of a subpackage or module, so that `impor
 `eqsat_uopc.extract.extract` (or `Saturation.extract`).
 """
 
-from .backend import CompiledProgram, compile_c, compile_many, render_c
-from .comparison import Comparison, compare
-from .corpus import CorpusEntry, CorpusError, index_expressions, load_caviar
-from .dtype import DType, dtypes, truncate
-from .extract import (
+from eqsat_uopc.backend import CompiledProgram, compile_c, compile_many, render_c
+from eqsat_uopc.corpus import CorpusEntry, CorpusError, index_expressions, load_caviar
+from eqsat_uopc.extract import (
     COST_MODELS,
     EXTRACTORS,
     CostModelError,
@@ -24,7 +22,7 @@ from .extract import (
     costs_of,
     load_latency_table,
 )
-from .greedy import (
+from eqsat_uopc.greedy import (
     INT_SEMANTICS,
     PatternMatcher,
     RewriteCheckError,
@@ -40,21 +38,9 @@ from .greedy import (
     symbolic,
     to_python,
 )
-from .intervals import bounds, vmax, vmin
-from .ops import ALU, Ops
-from .optimization import optimize
-from .rules import RULE_SETS, RuleSet, rule_set
-from .saturation import (
-    Extraction,
-    Saturation,
-    SaturationError,
-    SaturationReport,
-    StopReason,
-    check_sound,
-    saturate,
-)
-from .semantics import exec_alu
-from .uir import (
+from eqsat_uopc.ir.dtype import DType, dtypes, truncate
+from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.uir import (
     Example,
     UirError,
     expected_value,
@@ -65,9 +51,30 @@ from .uir import (
     to_uir,
     uir_line,
 )
-from .uop import ParamArg, UOp, UOpError, call_params
-from .values import bind_params, literal, same_value
-from .verify import Proof, Verdict, check_equivalent, prove_equivalent, verify_rules, verify_saturation_rules
+from eqsat_uopc.ir.uop import ParamArg, UOp, UOpError, call_params
+from eqsat_uopc.pipeline.comparison import Comparison, compare
+from eqsat_uopc.pipeline.optimization import optimize
+from eqsat_uopc.rules import RULE_SETS, RuleSet, rule_set
+from eqsat_uopc.saturation import (
+    Extraction,
+    Saturation,
+    SaturationError,
+    SaturationReport,
+    StopReason,
+    check_sound,
+    saturate,
+)
+from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.intervals import bounds, vmax, vmin
+from eqsat_uopc.semantics.values import bind_params, literal, same_value
+from eqsat_uopc.verify import (
+    Proof,
+    Verdict,
+    check_equivalent,
+    prove_equivalent,
+    verify_rules,
+    verify_saturation_rules,
+)
 
 __all__ = [
     "ALU",

@@ -14,11 +14,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .uop import UOp
-from .values import bind_params, same_value
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.values import bind_params, same_value
 
 if TYPE_CHECKING:
-    from .uir import Example
+    from eqsat_uopc.ir.uir import Example
 
 __all__ = ["main"]
 
@@ -40,7 +40,7 @@ def _uir_files(target: Path) -> Iterator[Path]:
 
 
 def _load(path: Path) -> Example:
-    from .uir import load_example
+    from eqsat_uopc.ir.uir import load_example
 
     try:
         return load_example(path)
@@ -53,10 +53,10 @@ def _load(path: Path) -> Example:
 def _evaluate(program: UOp, backend: str, inputs: Sequence | None) -> object:
     """The program's value on inputs (one per PARAM slot), by the interpreter or the C backend."""
     if backend == "c":
-        from .backend import compile_c
+        from eqsat_uopc.backend import compile_c
 
         return compile_c(program)(*(inputs or ()))
-    from .greedy import run, to_python
+    from eqsat_uopc.greedy import run, to_python
 
     if inputs is not None:
         program = bind_params(program, dict(enumerate(inputs)))
@@ -65,7 +65,7 @@ def _evaluate(program: UOp, backend: str, inputs: Sequence | None) -> object:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     """Evaluate each program; a header `# expect:` / `# expect-error:` is checked, not just shown."""
-    from .uir import to_uir
+    from eqsat_uopc.ir.uir import to_uir
 
     cli_inputs = [json.loads(v) for v in args.input] if args.input else None
     failures = 0
@@ -103,7 +103,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_render_c(args: argparse.Namespace) -> int:
-    from .backend import render_c
+    from eqsat_uopc.backend import render_c
 
     print(render_c(_load(Path(args.file)).program), end="")
     return 0
@@ -117,8 +117,8 @@ CLI_TIME_LIMIT = 5.0
 
 
 def _saturation_options(p: argparse.ArgumentParser) -> None:
-    from .extract import COST_MODELS, EXTRACTORS
-    from .rules import RULE_SETS
+    from eqsat_uopc.extract import COST_MODELS, EXTRACTORS
+    from eqsat_uopc.rules import RULE_SETS
 
     p.add_argument("--cost", default="dag_size", choices=list(COST_MODELS), help="cost model")
     p.add_argument("--budget", type=int, default=CLI_NODE_BUDGET, help="e-node budget of the e-graph")
@@ -144,8 +144,8 @@ def _saturation_config(args: argparse.Namespace) -> dict:
 
 
 def _cmd_optimize(args: argparse.Namespace) -> int:
-    from .optimization import optimize
-    from .uir import to_uir
+    from eqsat_uopc.ir.uir import to_uir
+    from eqsat_uopc.pipeline.optimization import optimize
 
     program = _load(Path(args.file)).program
     config = _saturation_config(args)
@@ -184,9 +184,9 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
 
 def _compare_tasks(target: Path, limit: int | None) -> list:
     """Sweep tasks for a .uir file, a directory of them, or a .jsonl corpus (Caviar S-expressions)."""
-    from .corpus import CorpusError, load_caviar
-    from .sweep import SweepTask
-    from .uir import to_uir
+    from eqsat_uopc.corpus import CorpusError, load_caviar
+    from eqsat_uopc.ir.uir import to_uir
+    from eqsat_uopc.pipeline.sweep import SweepTask
 
     tasks = []
     if target.suffix == ".jsonl" and target.is_file():
@@ -238,9 +238,9 @@ def _table(rows: list[dict], cost: str) -> str:
 def _cmd_compare(args: argparse.Namespace) -> int:
     import csv
 
-    from .comparison import compare, compare_job, summarize
-    from .corpus import corpus_path
-    from .sweep import sweep
+    from eqsat_uopc.corpus import corpus_path
+    from eqsat_uopc.pipeline.comparison import compare, compare_job, summarize
+    from eqsat_uopc.pipeline.sweep import sweep
 
     target = corpus_path(args.target)
     config = {

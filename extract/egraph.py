@@ -23,9 +23,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from eqsat_uopc.dtype import DType, dtypes
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import ParamArg, UOp, arg_key
+from eqsat_uopc.ir.dtype import DType, dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import ParamArg, UOp, arg_key
 
 __all__ = ["ClassId", "EClass", "EGraph", "EGraphError", "ENode", "arg_key"]
 

@@ -13,14 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.extract.check import build_programs, check_choice
+from eqsat_uopc.extract.cost import cost_model, cost_of, costs_of
+from eqsat_uopc.extract.egraph import ClassId, EGraph, ENode
+from eqsat_uopc.extract.errors import ExtractionError
+from eqsat_uopc.extract.problem import ExtractionProblem
+from eqsat_uopc.extract.registry import choose_extractor, extractor_named
 
-from .check import build_programs, check_choice
-from .cost import cost_model, cost_of, costs_of
-from .egraph import ClassId, EGraph, ENode
-from .errors import ExtractionError
-from .problem import ExtractionProblem
-from .registry import choose_extractor, extractor_named
+from eqsat_uopc.ir.uop import UOp
 
 __all__ = ["ExtractResult", "check_result", "extract"]
 

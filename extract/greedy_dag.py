@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 import math
 
-from .problem import ExtractionProblem, Solution
+from eqsat_uopc.extract.problem import ExtractionProblem, Solution
 
 __all__ = ["GreedyDagExtractor", "greedy_dag_choice"]
 

@@ -49,10 +49,9 @@ import time
 
 import networkx as nx
 import numpy as np
-
-from .bottom_up import bottom_up_costs
-from .greedy_dag import greedy_dag_choice, improve_choice
-from .problem import ExtractionProblem, Solution
+from eqsat_uopc.extract.bottom_up import bottom_up_costs
+from eqsat_uopc.extract.greedy_dag import greedy_dag_choice, improve_choice
+from eqsat_uopc.extract.problem import ExtractionProblem, Solution
 
 __all__ = ["IlpExtractor"]
 

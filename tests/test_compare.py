@@ -3,7 +3,7 @@
 import pytest
 
 from eqsat_uopc import UOp, dtypes, load_example
-from eqsat_uopc.comparison import compare, summarize
+from eqsat_uopc.pipeline.comparison import compare, summarize
 from eqsat_uopc.saturation import StopReason
 from tests.test_cli import EXAMPLES
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from eqsat_uopc import PatternMatcher, Rule, UOp, UPat, compile_c, dtypes, symbolic, to_uir
-from eqsat_uopc.experiments import (
+from eqsat_uopc.pipeline.experiments import (
     add_chain,
     batched,
     budget_sweep,
@@ -22,7 +22,6 @@ from eqsat_uopc.experiments import (
     lane_values,
     permuted_matchers,
     proof_status,
-    repo_root,
     rule_order_results,
     run_corpus,
 )
@@ -34,8 +33,7 @@ x = UOp.param(0, dtypes.i32)
 def test_caviar_corpus_is_bundled_package_data():
     path = caviar_path()
     assert path.name == "caviar_dev.jsonl" and path.is_file()
-    assert path.parent == repo_root() / "eqsat_uopc" / "corpus" / "data"
-    assert (repo_root() / "eqsat_uopc" / "experiments.py").is_file()
+    assert path.parent.parts[-3:] == ("eqsat_uopc", "corpus", "data")
 
 
 def test_caviar_sample_is_seeded_and_in_file_order():

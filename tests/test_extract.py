@@ -17,9 +17,9 @@ from eqsat_uopc.extract import (
 )
 from eqsat_uopc.extract.random_egraph import random_egraph, random_program
 
-from eqsat_uopc.dtype import dtypes
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import ParamArg, UOp
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import ParamArg, UOp
 
 i32 = dtypes.i32
 X = UOp.param(0, i32)

@@ -14,12 +14,12 @@ import re
 import pytest
 from eqsat_uopc.rules import FAMILIES, RULE_SETS, RuleSet, egglog_program, rule_set
 
-from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import evaluate, run, symbolic
-from eqsat_uopc.ops import Ops
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.saturation import saturate
 from eqsat_uopc.saturation.check import check_sound
-from eqsat_uopc.uop import UOp
 
 x, y = UOp.param(0), UOp.param(1)
 f = UOp.param(2, dtypes.f32)

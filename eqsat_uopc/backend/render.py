@@ -25,12 +25,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..dtype import DType, dtypes, truncate
-from ..ops import BINARY, MOVEMENT, TRANSCENDENTAL, Ops
-from ..uop import UOp, prod
-from .errors import INDEX_OOB, RANGE_OOB, IndexOutOfBoundsError, UnsupportedProgramError
-from .lower import InputSpec, Lowered, lower
-from .prelude import PRELUDE
+from eqsat_uopc.backend.errors import INDEX_OOB, RANGE_OOB, IndexOutOfBoundsError, UnsupportedProgramError
+from eqsat_uopc.backend.lower import InputSpec, Lowered, lower
+from eqsat_uopc.backend.prelude import PRELUDE
+from eqsat_uopc.ir.dtype import DType, dtypes, truncate
+from eqsat_uopc.ir.ops import BINARY, MOVEMENT, TRANSCENDENTAL, Ops
+from eqsat_uopc.ir.uop import UOp, prod
 
 __all__ = ["Rendered", "c_type", "render", "render_c", "render_many"]
 

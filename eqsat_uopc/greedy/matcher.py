@@ -25,9 +25,9 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any, Literal, NamedTuple
 
-from ..ops import Ops
-from ..uop import UOp
-from .upat import UPat
+from eqsat_uopc.greedy.upat import UPat
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
 
 __all__ = ["INT_SEMANTICS", "PatternMatcher", "Rule"]
 

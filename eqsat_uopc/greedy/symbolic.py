@@ -19,14 +19,14 @@ Deviations from the chapter's code, on purpose (DESIGN.md, "Known defects"):
 
 from __future__ import annotations
 
-from ..dtype import dtypes, truncate
-from ..intervals import bounds, vmax, vmin
-from ..ops import ALU, Ops
-from ..semantics import exec_alu
-from ..uop import UOp
-from .matcher import PatternMatcher, Rule
-from .rewrite import graph_rewrite
-from .upat import UPat
+from eqsat_uopc.greedy.matcher import PatternMatcher, Rule
+from eqsat_uopc.greedy.rewrite import graph_rewrite
+from eqsat_uopc.greedy.upat import UPat
+from eqsat_uopc.ir.dtype import dtypes, truncate
+from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.intervals import bounds, vmax, vmin
 
 __all__ = ["fold", "simplify", "symbolic"]
 

@@ -19,11 +19,11 @@ Import from this package with `from eqsat_uopc.saturation import ...`: once the 
 re-exports the function `saturate`, the attribute eqsat_uopc.saturation is that function.
 """
 
-from .check import Disagreement, check_sound
-from .errors import SaturationError
-from .raising import raise_choice
-from .report import SaturationReport, StopReason
-from .runner import (
+from eqsat_uopc.saturation.check import Disagreement, check_sound
+from eqsat_uopc.saturation.errors import SaturationError
+from eqsat_uopc.saturation.raising import raise_choice
+from eqsat_uopc.saturation.report import SaturationReport, StopReason
+from eqsat_uopc.saturation.runner import (
     DEFAULT_ITER_LIMIT,
     DEFAULT_NODE_BUDGET,
     DEFAULT_TIME_LIMIT,
@@ -31,7 +31,7 @@ from .runner import (
     Saturation,
     saturate,
 )
-from .serialize import EgglogExtractor
+from eqsat_uopc.saturation.serialize import EgglogExtractor
 
 __all__ = [
     "DEFAULT_ITER_LIMIT",

@@ -23,11 +23,10 @@ from typing import Any
 
 from egglog import bindings
 
-from eqsat_uopc.dtype import f32_bits, f32_from_bits
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp, arg_key
-
-from .terms import KINDS, type_string
+from eqsat_uopc.ir.dtype import f32_bits, f32_from_bits
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp, arg_key
+from eqsat_uopc.saturation.terms import KINDS, type_string
 
 __all__ = ["Lowerer", "arg_key", "const_row"]
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from eqsat_uopc.extract.egraph import ClassId, ENode
-from eqsat_uopc.uop import UOp
-
-from .errors import SaturationError
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.saturation.errors import SaturationError
 
 __all__ = ["raise_choice"]
 

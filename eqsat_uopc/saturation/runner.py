@@ -20,17 +20,16 @@ from typing import Any
 
 from egglog import bindings
 
+from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.rules import FAMILIES, RULE_SETS, RuleSet, egglog_program
-from eqsat_uopc.uop import UOp
-
-from .errors import SaturationError
-from .fold import FoldStep
-from .lower import Lowerer
-from .raising import raise_choice
-from .report import SaturationReport, StopReason
-from .scheduler import BackoffScheduler
-from .serialize import Snapshot, count
-from .terms import SCHEMA
+from eqsat_uopc.saturation.errors import SaturationError
+from eqsat_uopc.saturation.fold import FoldStep
+from eqsat_uopc.saturation.lower import Lowerer
+from eqsat_uopc.saturation.raising import raise_choice
+from eqsat_uopc.saturation.report import SaturationReport, StopReason
+from eqsat_uopc.saturation.scheduler import BackoffScheduler
+from eqsat_uopc.saturation.serialize import Snapshot, count
+from eqsat_uopc.saturation.terms import SCHEMA
 
 __all__ = [
     "DEFAULT_ITER_LIMIT",

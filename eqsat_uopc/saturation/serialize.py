@@ -25,12 +25,11 @@ from typing import Any, NamedTuple
 
 from egglog import bindings
 
-from eqsat_uopc.dtype import f32_from_bits
 from eqsat_uopc.extract.egraph import ClassId, EClass, EGraph, ENode
-from eqsat_uopc.ops import Ops
-
-from .errors import SaturationError
-from .terms import KINDS, OP_OF, parse_type
+from eqsat_uopc.ir.dtype import f32_from_bits
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.saturation.errors import SaturationError
+from eqsat_uopc.saturation.terms import KINDS, OP_OF, parse_type
 
 __all__ = ["EgglogExtractor", "SNode", "Snapshot", "count"]
 

@@ -39,9 +39,9 @@ from typing import Any
 
 import z3
 
-from .egg_encode import F32, TYPES, Encoder, IllTyped, NeedType
-from .egg_text import EggRule, parse_egg_rules
-from .z3_encode import NotEncodable
+from eqsat_uopc.verify.egg_encode import F32, TYPES, Encoder, IllTyped, NeedType
+from eqsat_uopc.verify.egg_text import EggRule, parse_egg_rules
+from eqsat_uopc.verify.z3_encode import NotEncodable
 
 __all__ = ["EggRule", "EggRuleVerification", "parse_egg_rules", "verify_egg_rule", "verify_saturation_rules"]
 
@@ -148,7 +148,7 @@ def _test_f32(
     rule: EggRule, f32: list[dict[str, str]], report: EggRuleVerification, samples: int, seed: int
 ) -> None:
     """Random testing of the f32 typings of a rewrite (egg_float.py); sets report fields."""
-    from .egg_float import Untestable, random_test_f32
+    from eqsat_uopc.verify.egg_float import Untestable, random_test_f32
 
     rewrite = len(rule.query) == 1 and len(rule.actions) == 1 and rule.query[0][:2] == ["=", "$e"]
     if not rewrite or rule.actions[0][:2] != ["union", "$e"]:
@@ -316,7 +316,7 @@ def verify_saturation_rules(
     f32_samples: int = 200,
 ) -> list[EggRuleVerification]:
     """verify_egg_rule for every rule of the given rule families of eqsat_uopc.rules (all by default)."""
-    from .. import rules as rule_sets
+    from eqsat_uopc import rules as rule_sets
 
     names = list(families) if families is not None else [n for n, f in rule_sets.FAMILIES.items() if f.egg]
     out = []

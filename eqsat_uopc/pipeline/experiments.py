@@ -31,15 +31,15 @@ from typing import Any
 
 import numpy as np
 
-from .backend import compile_c
-from .corpus import CorpusEntry, caviar_path, load_caviar
-from .dtype import dtypes
-from .extract import EXTRACTORS, cost_of, extract
-from .greedy import PatternMatcher, graph_rewrite, simplify, symbolic
-from .ops import ALU, Ops
-from .saturation import DEFAULT_ITER_LIMIT, saturate
-from .uir import to_uir
-from .uop import UOp
+from eqsat_uopc.backend import compile_c
+from eqsat_uopc.corpus import CorpusEntry, caviar_path, load_caviar
+from eqsat_uopc.extract import EXTRACTORS, cost_of, extract
+from eqsat_uopc.greedy import PatternMatcher, graph_rewrite, simplify, symbolic
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.uir import to_uir
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.saturation import DEFAULT_ITER_LIMIT, saturate
 
 __all__ = [
     "EXPECTED_CONSTANT",
@@ -58,7 +58,6 @@ __all__ = [
     "lane_values",
     "permuted_matchers",
     "proof_status",
-    "repo_root",
     "rule_order_results",
     "run_corpus",
 ]
@@ -74,11 +73,6 @@ EXPECTED_CONSTANT: dict[str, bool | None] = {
 
 # ---------------------------------------------------------------------------
 # corpora
-
-
-def repo_root() -> Path:
-    """The checkout this package was imported from (the directory holding eqsat_uopc/)."""
-    return Path(__file__).resolve().parent.parent
 
 
 def caviar_sample(n: int | None = None, seed: int = 0, path: str | Path | None = None) -> list[CorpusEntry]:
@@ -186,7 +180,7 @@ def greedy_vs_saturated(
 
 def corpus_job(payload: dict[str, Any]) -> dict[str, Any]:
     """The sweep job behind run_corpus: payload {"uir", "config", optional "expected", "meta"}."""
-    from .uir import parse_uir
+    from eqsat_uopc.ir.uir import parse_uir
 
     kw = dict(payload.get("config", {}))
     if "expected" in payload:
@@ -209,7 +203,7 @@ def run_corpus(
     exploding e-graph becomes a "timeout" row instead of a stuck notebook. Every row has the
     sweep's `key`, `status` ("ok" | "timeout" | "crashed" | "error") and `error`.
     """
-    from .sweep import SweepTask, sweep
+    from eqsat_uopc.pipeline.sweep import SweepTask, sweep
 
     tasks, order = [], []
     for key, program, expected in items:

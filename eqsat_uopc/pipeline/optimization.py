@@ -8,8 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .saturation import DEFAULT_ITER_LIMIT, DEFAULT_NODE_BUDGET, DEFAULT_TIME_LIMIT, Extraction, saturate
-from .uop import UOp
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.saturation import (
+    DEFAULT_ITER_LIMIT,
+    DEFAULT_NODE_BUDGET,
+    DEFAULT_TIME_LIMIT,
+    Extraction,
+    saturate,
+)
 
 __all__ = ["optimize"]
 

@@ -23,18 +23,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .extract import COST_MODELS, cost_of, costs_of
-from .greedy import simplify
-from .ops import Ops
-from .saturation import (
+from eqsat_uopc.extract import COST_MODELS, cost_of, costs_of
+from eqsat_uopc.greedy import simplify
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.saturation import (
     DEFAULT_ITER_LIMIT,
     DEFAULT_NODE_BUDGET,
     DEFAULT_TIME_LIMIT,
     SaturationReport,
     saturate,
 )
-from .uop import UOp
-from .verify import Verdict, check_equivalent
+from eqsat_uopc.verify import Verdict, check_equivalent
 
 __all__ = ["Comparison", "compare", "compare_job", "constant_value", "summarize"]
 
@@ -98,7 +98,7 @@ class Comparison:
         return r
 
     def __str__(self) -> str:
-        from .uir import to_uir
+        from eqsat_uopc.ir.uir import to_uir
 
         models = list(self.costs["input"])
         w = max(len(m) for m in models)
@@ -198,7 +198,7 @@ def compare(
 
 def compare_job(payload: dict[str, Any]) -> dict[str, Any]:
     """The sweep job: payload {"uir", "config", optional "names", "expected", "meta"} -> a row."""
-    from .uir import parse_uir
+    from eqsat_uopc.ir.uir import parse_uir
 
     program = parse_uir(payload["uir"])
     names = dict(enumerate(payload["names"])) if payload.get("names") else None
