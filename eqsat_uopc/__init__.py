@@ -16,8 +16,8 @@ from eqsat_uopc.extract import (
     EGraph,
     EGraphError,
     ENode,
+    Extraction,
     ExtractionError,
-    ExtractResult,
     cost_of,
     costs_of,
     load_latency_table,
@@ -56,8 +56,8 @@ from eqsat_uopc.pipeline.comparison import Comparison, compare
 from eqsat_uopc.pipeline.optimization import optimize
 from eqsat_uopc.rules import RULE_SETS, RuleSet, rule_set
 from eqsat_uopc.saturation import (
-    Extraction,
     Saturation,
+    SaturationConfig,
     SaturationError,
     SaturationReport,
     StopReason,
@@ -93,7 +93,6 @@ __all__ = [
     "EGraphError",
     "ENode",
     "Example",
-    "ExtractResult",
     "Extraction",
     "ExtractionError",
     "Ops",
@@ -104,6 +103,7 @@ __all__ = [
     "Rule",
     "RuleSet",
     "Saturation",
+    "SaturationConfig",
     "SaturationError",
     "SaturationReport",
     "StopReason",

@@ -75,7 +75,7 @@ def test_optimize_json_under_no_overflow(capsys):
     assert main(args) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["program"] == "%0 = param : slot=0 dtype=i32\n%1 = add %0, 2\n"
-    assert (got["cost"], got["cost_model"], got["int_semantics"]) == (3, "dag_size", "no_overflow")
+    assert (got["cost"], got["cost_model"], got["config"]["int_semantics"]) == (3, "dag_size", "no_overflow")
     assert (
         got["report"]["stop_reason"] == "saturated"
         and len(got["report"]["enodes"]) == 1 + got["report"]["iterations"]

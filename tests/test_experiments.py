@@ -25,7 +25,7 @@ from eqsat_uopc.pipeline.experiments import (
     rule_order_results,
     run_corpus,
 )
-from eqsat_uopc.saturation import saturate
+from eqsat_uopc.saturation import SaturationConfig, saturate
 
 x = UOp.param(0, dtypes.i32)
 
@@ -84,7 +84,7 @@ def test_greedy_vs_saturated_proves_what_greedy_leaves_open():
 
 
 def test_run_corpus_keeps_item_order_and_marks_status():
-    rows = run_corpus([("b", x * 0, ...), ("a", x + 0, True)], {"node_budget": 100}, workers=0)
+    rows = run_corpus([("b", x * 0, ...), ("a", x + 0, True)], SaturationConfig(node_budget=100), workers=0)
     assert [(r["key"], r["status"], r["greedy_uir"]) for r in rows] == [
         ("b", "ok", "%0 = const 0\n"),
         ("a", "ok", "%0 = param : slot=0 dtype=i32\n"),

@@ -28,11 +28,11 @@ from typing import Any, Literal, NamedTuple
 from eqsat_uopc.greedy.upat import UPat
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.int_semantics import INT_SEMANTICS
 
 __all__ = ["INT_SEMANTICS", "PatternMatcher", "Rule"]
 
 IntSemantics = Literal["wrap", "no_overflow"]
-INT_SEMANTICS: tuple[str, ...] = ("wrap", "no_overflow")
 
 Matcher = Callable[[UOp], list[dict[str, UOp]]]
 

@@ -1,49 +1,37 @@
 """optimize: the one call for "give me the best equivalent of this program".
 
-It is saturation followed by extraction, with the settings a user tunes named in one place, so
-the CLI, compare and notebooks mean the same thing by a budget or a cost model.
+It is saturation followed by extraction under one SaturationConfig, so the CLI, compare, the
+sweeps and the notebooks mean the same thing by a budget or a cost model. Under the default
+`seed_greedy=True` the greedy result (its rules sound under the chosen int_semantics) is in the
+root's e-class before saturation starts, and extraction is never allowed to return a program
+costlier than that one: optimize never does worse than the greedy engine.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from eqsat_uopc.extract import Extraction
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.saturation import (
-    DEFAULT_ITER_LIMIT,
-    DEFAULT_NODE_BUDGET,
-    DEFAULT_TIME_LIMIT,
-    Extraction,
-    saturate,
-)
+from eqsat_uopc.saturation import SaturationConfig, saturate
 
 __all__ = ["optimize"]
 
 
 def optimize(
-    program: UOp,
-    cost: str | Any = "dag_size",
-    *,
-    node_budget: int = DEFAULT_NODE_BUDGET,
-    extractor: str | Any = "auto",
-    rules: str | Any = "default",
-    int_semantics: str = "wrap",
-    iter_limit: int = DEFAULT_ITER_LIMIT,
-    time_limit: float = DEFAULT_TIME_LIMIT,
-    extract_time_limit: float | None = None,
+    program: UOp, cost: Any = None, config: SaturationConfig | None = None, /, **settings: Any
 ) -> Extraction:
-    """The best program equivalent to `program` under `cost`, with the saturation report.
+    """The best program equivalent to `program` under `cost` (default: the config's), with the
+    saturation report and run (`.report`, `.saturation`).
 
-    The result's `.program`, `.cost`, `.optimal` and `.report` say what was found, whether the
-    extractor proved it optimal for the e-graph, and how saturation stopped. time_limit bounds
-    saturation, extract_time_limit an exact extractor (None: the extractor registry's default).
+    Any setting of SaturationConfig can be given by keyword (`optimize(p, "latency",
+    node_budget=50_000, int_semantics="no_overflow")`). The result's `.program`, `.cost` and
+    `.optimal` say what was found and whether the extractor proved it optimal for the e-graph.
     """
-    sat = saturate(
-        program,
-        rules=rules,
-        int_semantics=int_semantics,
-        node_budget=node_budget,
-        iter_limit=iter_limit,
-        time_limit=time_limit,
-    )
-    return sat.extract(cost=cost, extractor=extractor, time_limit=extract_time_limit)
+    if cost is not None:
+        settings["cost"] = cost
+    sat = saturate(program, config, **settings)
+    try:
+        return sat.extract()
+    finally:
+        sat.close()

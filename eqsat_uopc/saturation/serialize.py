@@ -163,11 +163,11 @@ class Snapshot:
                     index[(ctor, t, prim, kids)] = row.output
         orphans = {row.output for _, row in hidden if row.output not in classes}
         for ctor, row in hidden:
+            n = _snode(ctor, row, s, to_int, to_bool, flat)
+            index[(n.ctor, n.t, n.prim, n.kids)] = row.output  # hidden from matching, not from lookup
             if row.output in orphans:
-                n = _snode(ctor, row, s, to_int, to_bool, flat)
                 classes.setdefault(row.output, []).append(n)
                 by_ctor.setdefault(ctor, []).append((row.output, n))
-                index[(n.ctor, n.t, n.prim, n.kids)] = row.output
         names: dict[bindings.Value, int] = {}
         by_name: dict[int, bindings.Value] = {}
         for row in funcs["N"].rows:

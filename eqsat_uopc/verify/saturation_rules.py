@@ -13,8 +13,9 @@ egglog primitives (`(= q (/ a b))`), compare them (`(> c 0)`) and read the inter
                 for `(set (lo e) v)` / `(set (hi e) v)`: v <= e / e <= v wherever e is defined
 
 so the guards are the hypotheses, and the proof covers every value of every constant, not a sample.
-The semantics is the rule's declaration: rulesets ending in `_noovf` are "no_overflow", the others
-(including the `_guarded` ones, which must prove their precondition in the query) "wrap"; i32 values
+The semantics is the rule's declaration, read from its ruleset's suffix through the one table
+`eqsat_uopc.rules.RULESET_KINDS` (`_noovf` rules are proved under "no_overflow"; `_guarded` ones,
+which must prove their precondition in the query, under "wrap", like the rest); i32 values
 are integers with explicit wraparound (z3_encode.py, wrap_encoding "int"), so egglog's i64
 primitives and the IR's values live in one theory. egglog's `/` and `%` truncate (as in Rust); `&`
 is supported with the mask 2**32 - 1 that fold.egg uses for wraparound.
