@@ -65,16 +65,18 @@ def test_summary_counts_outcomes_failures_and_soundness_bugs():
             "saturated_proves": False,
             "saturated_wrong": True,
         },
+        {**ok, "outcome": "greedy_refuted", "ratio": 4.0, "greedy_verdict": "refuted"},
         {"status": "timeout", "key": "t"},
     ]
     s = summarize(rows)
+    assert (s["greedy_refuted"], s["greedy_verdict"]) == (1, {"proved": 2, "refuted": 1})
     assert (s["programs"], s["completed"], s["timeout"], s["smaller"], s["equal"], s["larger"]) == (
+        4,
         3,
-        2,
         1,
         1,
         1,
         0,
     )
-    assert s["geomean_ratio"] == pytest.approx(0.5**0.5)
+    assert s["geomean_ratio"] == pytest.approx(0.5**0.5)  # a refuted greedy result is no yardstick
     assert (s["saturated_proves"], s["saturated_wrong"]) == (1, 1)
