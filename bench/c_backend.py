@@ -20,8 +20,8 @@ import time
 import numpy as np
 
 from eqsat_uopc.backend import compile_c
-from eqsat_uopc.dtype import dtypes
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.uop import UOp
 
 
 def best_of(fn, repeat: int, number: int) -> float:

@@ -38,7 +38,6 @@ os.environ.pop("UOPC_CHECK_REWRITES", None)  # the opt-in rewrite check is a tes
 os.environ.pop("DEBUG_REWRITE", None)
 
 from eqsat_uopc.corpus import IndexExpression, caviar_path, index_expressions, load_caviar
-from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import (
     PatternMatcher,
     evaluate,
@@ -50,8 +49,9 @@ from eqsat_uopc.greedy import (
     to_python,
 )
 from eqsat_uopc.greedy.compiled import compile_rewriter, compile_upat
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
 
 CAVIAR = caviar_path()
 

@@ -14,11 +14,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .uop import UOp
-from .values import bind_params, same_value
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.values import bind_params, same_value
 
 if TYPE_CHECKING:
-    from .uir import Example
+    from eqsat_uopc.ir.uir import Example
 
 __all__ = ["main"]
 
@@ -40,7 +40,7 @@ def _uir_files(target: Path) -> Iterator[Path]:
 
 
 def _load(path: Path) -> Example:
-    from .uir import load_example
+    from eqsat_uopc.ir.uir import load_example
 
     try:
         return load_example(path)
@@ -53,10 +53,10 @@ def _load(path: Path) -> Example:
 def _evaluate(program: UOp, backend: str, inputs: Sequence | None) -> object:
     """The program's value on inputs (one per PARAM slot), by the interpreter or the C backend."""
     if backend == "c":
-        from .backend import compile_c
+        from eqsat_uopc.backend import compile_c
 
         return compile_c(program)(*(inputs or ()))
-    from .greedy import run, to_python
+    from eqsat_uopc.greedy import run, to_python
 
     if inputs is not None:
         program = bind_params(program, dict(enumerate(inputs)))
@@ -65,7 +65,7 @@ def _evaluate(program: UOp, backend: str, inputs: Sequence | None) -> object:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     """Evaluate each program; a header `# expect:` / `# expect-error:` is checked, not just shown."""
-    from .uir import to_uir
+    from eqsat_uopc.ir.uir import to_uir
 
     cli_inputs = [json.loads(v) for v in args.input] if args.input else None
     failures = 0
@@ -103,78 +103,83 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_render_c(args: argparse.Namespace) -> int:
-    from .backend import render_c
+    from eqsat_uopc.backend import render_c
 
     print(render_c(_load(Path(args.file)).program), end="")
     return 0
 
 
-# The command line's defaults are chosen to finish in seconds per program (an interactive tool and
-# corpus sweeps); the library's (eqsat_uopc.saturation.DEFAULT_*) allow larger e-graphs.
-CLI_NODE_BUDGET = 10_000
-CLI_ITER_LIMIT = 30
-CLI_TIME_LIMIT = 5.0
-
-
 def _saturation_options(p: argparse.ArgumentParser) -> None:
-    from .extract import COST_MODELS, EXTRACTORS
-    from .rules import RULE_SETS
+    """One option per SaturationConfig setting, with the config's defaults and help."""
+    import dataclasses
 
-    p.add_argument("--cost", default="dag_size", choices=list(COST_MODELS), help="cost model")
-    p.add_argument("--budget", type=int, default=CLI_NODE_BUDGET, help="e-node budget of the e-graph")
-    p.add_argument("--iter-limit", type=int, default=CLI_ITER_LIMIT)
-    p.add_argument("--time-limit", type=float, default=CLI_TIME_LIMIT, help="saturation seconds")
-    p.add_argument("--extractor", default="auto", choices=["auto", *EXTRACTORS])
-    p.add_argument("--extract-time-limit", type=float, default=5.0, metavar="S", help="exact extraction s")
-    p.add_argument("--rules", default="default", choices=list(RULE_SETS), help="saturation rule set")
-    p.add_argument("--int-semantics", choices=("wrap", "no_overflow"), default="wrap")
+    from eqsat_uopc.extract import COST_MODELS, EXTRACTORS
+    from eqsat_uopc.rules import INT_SEMANTICS, RULE_SETS
+    from eqsat_uopc.saturation import DEFAULT_CONFIG, FIELD_HELP
 
-
-def _saturation_config(args: argparse.Namespace) -> dict:
-    return {
-        "cost": args.cost,
-        "node_budget": args.budget,
-        "iter_limit": args.iter_limit,
-        "time_limit": args.time_limit,
-        "extractor": args.extractor,
-        "extract_time_limit": args.extract_time_limit,
-        "rules": args.rules,
-        "int_semantics": args.int_semantics,
+    choices = {
+        "rules": list(RULE_SETS),
+        "int_semantics": list(INT_SEMANTICS),
+        "cost": list(COST_MODELS),
+        "extractor": ["auto", *EXTRACTORS],
     }
+    for f in dataclasses.fields(DEFAULT_CONFIG):
+        default = getattr(DEFAULT_CONFIG, f.name)
+        flags = [f"--{f.name.replace('_', '-')}", *(["--budget"] if f.name == "node_budget" else [])]
+        kw: dict = {"dest": f.name, "default": default, "help": f"{FIELD_HELP[f.name]} (default: {default})"}
+        if isinstance(default, bool):
+            kw["type"] = _yes_no
+            kw["metavar"] = "yes|no"
+        elif f.name in choices:
+            kw["choices"] = choices[f.name]
+        elif f.name == "extract_time_limit":
+            kw["type"] = _seconds_or_none
+        else:
+            kw["type"] = type(default)
+        p.add_argument(*flags, **kw)
+
+
+def _yes_no(text: str) -> bool:
+    if text not in ("yes", "no"):
+        raise argparse.ArgumentTypeError(f"expected yes or no, got {text!r}")
+    return text == "yes"
+
+
+def _seconds_or_none(text: str) -> float | None:
+    return None if text == "none" else float(text)
+
+
+def _saturation_config(args: argparse.Namespace):
+    import dataclasses
+
+    from eqsat_uopc.saturation import SaturationConfig
+
+    return SaturationConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(SaturationConfig)})
 
 
 def _cmd_optimize(args: argparse.Namespace) -> int:
-    from .optimization import optimize
-    from .uir import to_uir
+    from eqsat_uopc.ir.uir import to_uir
+    from eqsat_uopc.pipeline.optimization import optimize
 
     program = _load(Path(args.file)).program
     config = _saturation_config(args)
-    ext = optimize(program, config.pop("cost"), **config)
+    ext = optimize(program, None, config)
     r = ext.report
     if args.json:
-        report = {
-            "stop_reason": r.stop_reason.value,
-            "iterations": r.iterations,
-            "enodes": r.enodes,
-            "eclasses": r.eclasses,
-            "times": {
-                "egglog": r.egglog_time,
-                "fold": r.fold_time,
-                "lower": r.lower_time,
-                "raise": r.raise_time,
-            },
-        }
         out = {
             "program": to_uir(ext.program),
-            "cost_model": args.cost,
+            "cost_model": ext.cost_model,
             "cost": ext.cost,
             "optimal": ext.optimal,
+            "extractor": ext.extractor,
+            "config": config.to_dict(),
+            "report": r.to_dict(),
         }
-        print(json.dumps({**out, "int_semantics": args.int_semantics, "report": report}))
+        print(json.dumps(out))
         return 0
     print(to_uir(ext.program), end="")
     proof = {True: "proved optimal", False: "not proved optimal", None: "optimality unknown"}[ext.optimal]
-    print(f"# cost ({args.cost}): {ext.cost:g}, {proof}; int semantics {args.int_semantics}")
+    print(f"# cost ({ext.cost_model}): {ext.cost:g}, {proof}; int semantics {config.int_semantics}")
     print(
         f"# saturation: {r.stop_reason.value} after {r.iterations} iterations; "
         f"e-nodes per iteration {r.enodes}; egglog {r.egglog_time:.3f} s, folding {r.fold_time:.3f} s"
@@ -184,9 +189,8 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
 
 def _compare_tasks(target: Path, limit: int | None) -> list:
     """Sweep tasks for a .uir file, a directory of them, or a .jsonl corpus (Caviar S-expressions)."""
-    from .corpus import CorpusError, load_caviar
-    from .sweep import SweepTask
-    from .uir import to_uir
+    from eqsat_uopc.corpus import CorpusError, load_caviar
+    from eqsat_uopc.pipeline.sweep import SweepTask
 
     tasks = []
     if target.suffix == ".jsonl" and target.is_file():
@@ -197,7 +201,7 @@ def _compare_tasks(target: Path, limit: int | None) -> list:
         expect = {"true_on_all_samples": True, "false_on_all_samples": False, "mixed": None}
         for e in entries[:limit]:
             payload = {
-                "uir": to_uir(e.program),
+                "program": e.program,
                 "names": list(e.var_names),
                 "expected": expect[e.verdict],
                 "meta": {"verdict": e.verdict, "halide_proved": e.halide_simplifier_proved},
@@ -205,7 +209,7 @@ def _compare_tasks(target: Path, limit: int | None) -> list:
             tasks.append(SweepTask(e.id, payload))
         return tasks
     for path in list(_uir_files(target))[:limit]:
-        tasks.append(SweepTask(str(path), {"uir": to_uir(_load(path).program)}))
+        tasks.append(SweepTask(str(path), {"program": _load(path).program}))
     return tasks
 
 
@@ -215,6 +219,7 @@ _TABLE = (
     ("greedy", "greedy_cost", "{:g}"),
     ("saturated", "saturated_cost", "{:g}"),
     ("ratio", "ratio", "{:.3f}"),
+    ("outcome", "outcome", "{}"),
     ("stop", "stop_reason", "{}"),
     ("verdict", "verdict", "{}"),
     ("seconds", "seconds", "{:.2f}"),
@@ -225,7 +230,9 @@ def _table(rows: list[dict], cost: str) -> str:
     cells = [[h for h, _, _ in _TABLE]]
     for r in rows:
         if r["status"] != "ok":
-            cells.append([r["key"], "", "", "", "", r["status"], r["error"][:60], f"{r['seconds'] or 0:.2f}"])
+            cells.append(
+                [r["key"], "", "", "", "", "", r["status"], r["error"][:60], f"{r['seconds'] or 0:.2f}"]
+            )
             continue
         view = {**r, "greedy_cost": r[f"greedy_{cost}"], "saturated_cost": r[f"saturated_{cost}"]}
         cells.append([fmt.format(view[k]) for _, k, fmt in _TABLE])
@@ -238,24 +245,25 @@ def _table(rows: list[dict], cost: str) -> str:
 def _cmd_compare(args: argparse.Namespace) -> int:
     import csv
 
-    from .comparison import compare, compare_job, summarize
-    from .corpus import corpus_path
-    from .sweep import sweep
+    from eqsat_uopc.corpus import corpus_path
+    from eqsat_uopc.pipeline.comparison import compare, compare_job, summarize
+    from eqsat_uopc.pipeline.sweep import sweep
 
     target = corpus_path(args.target)
-    config = {
-        **_saturation_config(args),
+    config = _saturation_config(args)
+    options = {
         "verify": not args.no_verify,
         "samples": args.samples,
         "backends": tuple(b for b in args.backends.split(",") if b),
         "prove": not args.no_prove,
     }
     if target.is_file() and target.suffix == ".uir" and not (args.json or args.csv or args.out):
-        print(compare(_load(target).program, **config))
+        print(compare(_load(target).program, config, **options))
         return 0
     tasks = _compare_tasks(target, args.limit)
     for t in tasks:
         t.payload["config"] = config
+        t.payload["options"] = options
     workers = 0 if len(tasks) == 1 else args.workers
     rows = sweep(
         tasks,
@@ -270,7 +278,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         rows = [json.loads(line) for line in Path(args.out).read_text().splitlines() if line.strip()]
     order = {t.key: i for i, t in enumerate(tasks)}
     rows.sort(key=lambda r: order.get(r["key"], len(order)))
-    summary = {"int_semantics": args.int_semantics, "cost_model": args.cost, **summarize(rows)}
+    summary = {"int_semantics": config.int_semantics, "cost_model": args.cost, **summarize(rows)}
     if args.csv:
         fields = sorted({k for r in rows for k in r})
         with open(args.csv, "w", newline="") as f:
@@ -328,7 +336,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("file")
     c.set_defaults(fn=_cmd_render_c)
 
-    from .synthesis import command as synthesis_command
+    from eqsat_uopc.synthesis import command as synthesis_command
 
     y = sub.add_parser("synthesize", help="synthesize proved rewrite rules into a .egg family (Ruler-style)")
     synthesis_command.add_arguments(y)

@@ -1,6 +1,6 @@
 """Cost models and extractors over the serialized e-graph (eqsat_uopc.extract).
 
-`extract(egraph, cost="dag_size", extractor="auto", time_limit=None) -> ExtractResult` runs one
+`extract(egraph, cost="dag_size", extractor="auto", time_limit=None) -> Extraction` runs one
 extractor under one cost model and checks the result before returning it (check.py: every root
 chosen, chosen e-nodes belong to their e-classes, closed under children, acyclic; programs rebuilt
 through UOp's type checks; cost recomputed from the programs). `cost_of(program, cost)` prices any
@@ -20,9 +20,9 @@ earlier in its e-class (bottom_up, greedy_dag); the exact extractor returns whic
 finds (deterministic for one HiGHS version, single-threaded, fixed seed).
 """
 
-from .bottom_up import BottomUpExtractor
-from .check import build_programs, check_choice
-from .cost import (
+from eqsat_uopc.extract.bottom_up import BottomUpExtractor
+from eqsat_uopc.extract.check import build_programs, check_choice
+from eqsat_uopc.extract.cost import (
     COST_ALIASES,
     COST_KINDS,
     COST_MODELS,
@@ -34,15 +34,21 @@ from .cost import (
     cost_of,
     costs_of,
 )
-from .egglog_extract import EgglogExtractor
-from .egraph import ClassId, EClass, EGraph, EGraphError, ENode
-from .errors import CostModelError, ExtractionError
-from .extraction import ExtractResult, check_result, extract
-from .greedy_dag import GreedyDagExtractor
-from .ilp import IlpExtractor
-from .latency import DEFAULT_LATENCY_TABLE, Latency, load_latency_table, save_latency_table
-from .problem import ExtractionProblem, Solution
-from .registry import AUTO_EXACT_MAX_ENODES, AUTO_TIME_LIMIT, EXTRACTORS, choose_extractor
+from eqsat_uopc.extract.egglog_extract import EgglogExtractor
+from eqsat_uopc.extract.egraph import ClassId, EClass, EGraph, EGraphError, ENode
+from eqsat_uopc.extract.errors import CostModelError, ExtractionError
+from eqsat_uopc.extract.extraction import Extraction, check_result, extract
+from eqsat_uopc.extract.greedy_dag import GreedyDagExtractor
+from eqsat_uopc.extract.ilp import IlpExtractor
+from eqsat_uopc.extract.latency import DEFAULT_LATENCY_TABLE, Latency, load_latency_table, save_latency_table
+from eqsat_uopc.extract.problem import ExtractionProblem, Solution
+from eqsat_uopc.extract.registry import (
+    AUTO_EXACT_MAX_ENODES,
+    AUTO_TIME_LIMIT,
+    EXTRACTORS,
+    choose_extractor,
+    extractor_named,
+)
 
 __all__ = [
     "AUTO_EXACT_MAX_ENODES",
@@ -63,7 +69,7 @@ __all__ = [
     "EGraphError",
     "ENode",
     "EgglogExtractor",
-    "ExtractResult",
+    "Extraction",
     "ExtractionError",
     "ExtractionProblem",
     "GreedyDagExtractor",
@@ -79,6 +85,7 @@ __all__ = [
     "cost_of",
     "costs_of",
     "extract",
+    "extractor_named",
     "load_latency_table",
     "save_latency_table",
 ]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import heapq
 import math
 
-from .problem import ExtractionProblem, Solution
+from eqsat_uopc.extract.problem import ExtractionProblem, Solution
 
 __all__ = ["BottomUpExtractor", "bottom_up_costs"]
 

@@ -23,12 +23,11 @@ import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from eqsat_uopc.extract.latency import DEFAULT_LATENCY_TABLE, save_latency_table
 
-from eqsat_uopc.dtype import DType, dtypes
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp
-
-from .latency import DEFAULT_LATENCY_TABLE, save_latency_table
+from eqsat_uopc.ir.dtype import DType, dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
 
 __all__ = ["MEASURED", "calibrate", "main"]
 

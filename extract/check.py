@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from eqsat_uopc.uop import UOp, UOpError
+from eqsat_uopc.extract.egraph import ClassId, EGraph, ENode
+from eqsat_uopc.extract.errors import ExtractionError
 
-from .egraph import ClassId, EGraph, ENode
-from .errors import ExtractionError
+from eqsat_uopc.ir.uop import UOp, UOpError
 
 __all__ = ["build_programs", "check_choice"]
 

@@ -30,12 +30,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from eqsat_uopc.dtype import DType
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.extract.errors import CostModelError
+from eqsat_uopc.extract.latency import Latency
 
-from .errors import CostModelError
-from .latency import Latency
+from eqsat_uopc.ir.dtype import DType
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
 
 __all__ = [
     "COST_ALIASES",

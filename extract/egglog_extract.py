@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.extract.egraph import ClassId, ENode
+from eqsat_uopc.extract.errors import ExtractionError
+from eqsat_uopc.extract.problem import ExtractionProblem, Solution
 
-from .egraph import ClassId, ENode
-from .errors import ExtractionError
-from .problem import ExtractionProblem, Solution
+from eqsat_uopc.ir.uop import UOp
 
 __all__ = ["EgglogExtractor"]
 

@@ -23,9 +23,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from eqsat_uopc.dtype import DType, dtypes
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import ParamArg, UOp, arg_key
+from eqsat_uopc.ir.dtype import DType, dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import ParamArg, UOp, arg_key
 
 __all__ = ["ClassId", "EClass", "EGraph", "EGraphError", "ENode", "arg_key"]
 
@@ -73,6 +73,7 @@ class EGraph:
     classes: dict[ClassId, EClass]
     roots: tuple[ClassId, ...]
     meta: Mapping[str, Any] = field(default_factory=dict)
+    _owner: dict[ENode, ClassId] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __iter__(self) -> Iterator[EClass]:
         return iter(self.classes.values())
@@ -136,6 +137,28 @@ class EGraph:
                 for ch in dict.fromkeys(n.children):
                     out[ch].append((ec.id, n))
         return out
+
+    def choice_of(self, programs: tuple[UOp, ...]) -> dict[ClassId, ENode] | None:
+        """The choice that builds these programs (one per root) from this e-graph's e-nodes, or None
+        if some node is not an e-node here, a program is not in its root's e-class, or two nodes
+        fall into one e-class (the programs are then not a choice of one e-node per e-class)."""
+        if len(programs) != len(self.roots):
+            return None
+        if self._owner is None:
+            self._owner = {n: ec.id for ec in self.classes.values() for n in ec.nodes}
+        owner = self._owner
+        ids: dict[UOp, ClassId] = {}
+        choice: dict[ClassId, ENode] = {}
+        for p in programs:
+            for u in p.toposort():
+                if u in ids:
+                    continue
+                node = ENode(u.op, u.arg, tuple(ids[s] for s in u.src))
+                cid = owner.get(node)
+                if cid is None or choice.setdefault(cid, node) != node:
+                    return None
+                ids[u] = cid
+        return choice if all(ids[p] == r for p, r in zip(programs, self.roots, strict=True)) else None
 
     @staticmethod
     def from_programs(*programs: UOp) -> EGraph:

@@ -9,25 +9,25 @@ that claims a cost or a lower bound above the recomputed cost is reported as an 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.extract.check import build_programs, check_choice
+from eqsat_uopc.extract.cost import cost_model, cost_of, costs_of
+from eqsat_uopc.extract.egraph import ClassId, EGraph, ENode
+from eqsat_uopc.extract.errors import ExtractionError
+from eqsat_uopc.extract.problem import ExtractionProblem
+from eqsat_uopc.extract.registry import choose_extractor, extractor_named
 
-from .check import build_programs, check_choice
-from .cost import cost_model, cost_of, costs_of
-from .egraph import ClassId, EGraph, ENode
-from .errors import ExtractionError
-from .problem import ExtractionProblem
-from .registry import choose_extractor, extractor_named
+from eqsat_uopc.ir.uop import UOp
 
-__all__ = ["ExtractResult", "check_result", "extract"]
+__all__ = ["Extraction", "check_result", "extract"]
 
 
 @dataclass(frozen=True)
-class ExtractResult:
-    """A checked extraction.
+class Extraction:
+    """A checked extraction: the one result type of `extract`, `Saturation.extract` and `optimize`.
 
     choice: e-class id -> chosen e-node, only the e-classes the roots need.
     programs: one hash-consed UOp per root; program: the first.
@@ -35,6 +35,8 @@ class ExtractResult:
     optimal: True if the extractor proved it optimal for this cost model, False if an exact
       extractor stopped before proving it, None if no claim is made.
     bound: a proved lower bound on the optimal cost (or None).
+    report: the SaturationReport of the run the e-graph came from, and saturation: that run
+      (eqsat_uopc.saturation.Saturation), when the e-graph came from one (None otherwise).
     """
 
     choice: Mapping[ClassId, ENode]
@@ -46,6 +48,8 @@ class ExtractResult:
     seconds: float
     bound: float | None = None
     info: Mapping[str, Any] = field(default_factory=dict)
+    report: Any = None
+    saturation: Any = field(default=None, repr=False, compare=False)
 
     @property
     def program(self) -> UOp:
@@ -66,12 +70,17 @@ def extract(
     extractor: str | Any = "auto",
     *,
     time_limit: float | None = None,
-) -> ExtractResult:
+    candidates: Sequence[UOp | tuple[UOp, ...]] = (),
+) -> Extraction:
     """The best program the extractor finds in egraph under cost (a name in COST_MODELS or a model).
 
     extractor: a name in EXTRACTORS, "auto" (see registry.py for the policy) or an extractor object.
     time_limit: seconds, for extractors that honour one (exact); None means no limit, except under
     "auto", which gives the exact extractor AUTO_TIME_LIMIT seconds.
+    candidates: programs (one per root, or a UOp for a single root) known to be in the e-graph;
+    the result is never costlier than any of them that the e-graph represents as a choice (a
+    heuristic extractor may miss them): a cheaper candidate replaces the extractor's result, with
+    `info["candidate"]` its index.
     """
     model = cost_model(cost)
     t0 = time.perf_counter()
@@ -103,22 +112,30 @@ def extract(
         raise ExtractionError(
             f"extractor {name!r} claimed lower bound {bound} above its own cost {recomputed}"
         )
+    optimal, info = solution.optimal, solution.info
+    for k, cand in enumerate(candidates):
+        cand = (cand,) if isinstance(cand, UOp) else tuple(cand)
+        cost_k = cost_of(cand, model)
+        if cost_k < recomputed - _tolerance(recomputed) and (c := egraph.choice_of(cand)) is not None:
+            choice, programs, recomputed = c, cand, cost_k
+            optimal = True if bound is not None and abs(bound - cost_k) <= _tolerance(cost_k) else None
+            info = {**info, "candidate": k}
     seconds = time.perf_counter() - t0
-    return ExtractResult(
+    return Extraction(
         choice,
         programs,
         recomputed,
-        solution.optimal,
+        optimal,
         name,
         problem.model_name,
         seconds,
         bound,
-        solution.info,
+        info,
     )
 
 
-def check_result(egraph: EGraph, result: ExtractResult, cost: str | Any | None = None) -> None:
-    """Re-check an ExtractResult against its e-graph from scratch; raises ExtractionError on a mismatch.
+def check_result(egraph: EGraph, result: Extraction, cost: str | Any | None = None) -> None:
+    """Re-check an Extraction against its e-graph from scratch; raises ExtractionError on a mismatch.
 
     The choice must pass check_choice and hold exactly the e-classes the roots need, rebuilding it must
     give the very same programs, and their cost under `cost` (default: the result's own cost model,

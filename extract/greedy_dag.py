@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 import math
 
-from .problem import ExtractionProblem, Solution
+from eqsat_uopc.extract.problem import ExtractionProblem, Solution
 
 __all__ = ["GreedyDagExtractor", "greedy_dag_choice"]
 
@@ -90,100 +90,110 @@ def greedy_dag_choice(problem: ExtractionProblem) -> tuple[dict[int, int], list[
     return {k: n for k, n in enumerate(best) if n >= 0}, cost
 
 
-def improve_choice(problem: ExtractionProblem, choice: dict[int, int], max_passes: int = 4) -> dict[int, int]:
-    """Hill climbing on a DAG choice: switch one e-class to another e-node while that lowers the DAG cost.
+class _CountedChoice:
+    """A DAG choice with reference counts over its chosen e-classes and an undo log.
 
-    Reference counts over the chosen DAG make a switch's cost change local: the classes a new e-node
-    pulls in (through `choice`) are added, the classes only the old e-node kept alive are freed. A
-    switch is kept only if it lowers the cost and leaves the choice acyclic (checked by a search from
-    the switched e-class); otherwise it is undone. E-classes are visited in first-visit order from the
-    roots and e-nodes in e-class order, so the result is deterministic.
+    Reference counts make a switch's cost change local: the classes a new e-node pulls in (through
+    the choice) are added, the classes only the old e-node kept alive are freed.
     """
-    choice = dict(choice)
-    if any(r not in choice for r in problem.roots):
-        return choice  # a root without a finite term: nothing to improve (extract reports it)
-    children = problem.node_children
-    node_cost = problem.node_cost
-    refs: dict[int, int] = {}
-    total = 0.0
-    log: list[tuple[str, int, int]] = []  # ("ref", class, old count) / ("choice", class, old node)
 
-    def inc(c: int) -> float:
-        added = 0.0
-        stack = [c]
+    def __init__(self, problem: ExtractionProblem, choice: dict[int, int]):
+        self.problem, self.choice = problem, choice
+        self.refs: dict[int, int] = {}
+        self.log: list[tuple[str, int, int]] = []  # ("ref", class, old count) / ("choice", class, old node)
+        self.total = sum(self._inc(r) for r in problem.roots)
+        self.log.clear()
+
+    def _inc(self, c: int) -> float:
+        added, stack = 0.0, [c]
+        children, node_cost, choice = self.problem.node_children, self.problem.node_cost, self.choice
         while stack:
             k = stack.pop()
-            old = refs.get(k, 0)
-            log.append(("ref", k, old))
-            refs[k] = old + 1
+            old = self.refs.get(k, 0)
+            self.log.append(("ref", k, old))
+            self.refs[k] = old + 1
             if old == 0:
                 added += node_cost[choice[k]]
                 stack.extend(dict.fromkeys(children[choice[k]]))
         return added
 
-    def dec(c: int) -> float:
-        freed = 0.0
-        stack = [c]
+    def _dec(self, c: int) -> float:
+        freed, stack = 0.0, [c]
+        children, node_cost, choice = self.problem.node_children, self.problem.node_cost, self.choice
         while stack:
             k = stack.pop()
-            old = refs[k]
-            log.append(("ref", k, old))
-            refs[k] = old - 1
+            old = self.refs[k]
+            self.log.append(("ref", k, old))
+            self.refs[k] = old - 1
             if old == 1:
                 freed += node_cost[choice[k]]
                 stack.extend(dict.fromkeys(children[choice[k]]))
         return freed
 
-    def undo(mark: int) -> None:
-        while len(log) > mark:
-            what, k, old = log.pop()
-            if what == "ref":
-                if old:
-                    refs[k] = old
-                else:
-                    refs.pop(k, None)
+    def _undo(self, mark: int) -> None:
+        while len(self.log) > mark:
+            what, k, old = self.log.pop()
+            if what == "choice":
+                self.choice[k] = old
+            elif old:
+                self.refs[k] = old
             else:
-                choice[k] = old
+                self.refs.pop(k, None)
 
-    def reaches(start: int, target: int) -> bool:
+    def _reaches_itself(self, start: int) -> bool:
+        children, choice = self.problem.node_children, self.choice
         seen: set[int] = set()
         stack = list(dict.fromkeys(children[choice[start]]))
         while stack:
             k = stack.pop()
-            if k == target:
+            if k == start:
                 return True
             if k not in seen:
                 seen.add(k)
                 stack.extend(children[choice[k]])
         return False
 
-    for r in problem.roots:
-        total += inc(r)
-    log.clear()
+    def try_switch(self, c: int, n: int) -> bool:
+        """Choose e-node n for class c if that lowers the DAG cost and stays acyclic; else undo."""
+        children, node_cost = self.problem.node_children, self.problem.node_cost
+        old = self.choice[c]
+        mark = len(self.log)
+        self.log.append(("choice", c, old))
+        self.choice[c] = n
+        delta = node_cost[n] - node_cost[old]
+        for ch in dict.fromkeys(children[n]):
+            delta += self._inc(ch)
+        for ch in dict.fromkeys(children[old]):
+            delta -= self._dec(ch)
+        if delta < -1e-9 * max(1.0, abs(self.total)) and not self._reaches_itself(c):
+            self.total += delta
+            self.log.clear()
+            return True
+        self._undo(mark)
+        return False
+
+
+def improve_choice(problem: ExtractionProblem, choice: dict[int, int], max_passes: int = 4) -> dict[int, int]:
+    """Hill climbing on a DAG choice: switch one e-class to another e-node while that lowers the DAG cost.
+
+    A switch is kept only if it lowers the cost and leaves the choice acyclic (checked by a search
+    from the switched e-class); otherwise it is undone. E-classes are visited in first-visit order
+    from the roots and e-nodes in e-class order, so the result is deterministic.
+    """
+    choice = dict(choice)
+    if any(r not in choice for r in problem.roots):
+        return choice  # a root without a finite term: nothing to improve (extract reports it)
+    children = problem.node_children
+    counted = _CountedChoice(problem, choice)
     usable = [all(ch in choice for ch in kids) for kids in children]
     for _ in range(max_passes):
         improved = False
         for c in problem.needed(choice):
-            if refs.get(c, 0) == 0:
+            if counted.refs.get(c, 0) == 0:
                 continue
             for n in problem.class_nodes[c]:
-                old = choice[c]
-                if n == old or not usable[n] or c in children[n]:
-                    continue
-                mark = len(log)
-                log.append(("choice", c, old))
-                choice[c] = n
-                delta = node_cost[n] - node_cost[old]
-                for ch in dict.fromkeys(children[n]):
-                    delta += inc(ch)
-                for ch in dict.fromkeys(children[old]):
-                    delta -= dec(ch)
-                if delta < -1e-9 * max(1.0, abs(total)) and not reaches(c, c):
-                    total += delta
-                    log.clear()
-                    improved = True
-                else:
-                    undo(mark)
+                if n != choice[c] and usable[n] and c not in children[n]:
+                    improved |= counted.try_switch(c, n)
         if not improved:
             break
     return choice

@@ -46,13 +46,13 @@ from __future__ import annotations
 import math
 import os
 import time
+from typing import Any
 
 import networkx as nx
 import numpy as np
-
-from .bottom_up import bottom_up_costs
-from .greedy_dag import greedy_dag_choice, improve_choice
-from .problem import ExtractionProblem, Solution
+from eqsat_uopc.extract.bottom_up import bottom_up_costs
+from eqsat_uopc.extract.greedy_dag import greedy_dag_choice, improve_choice
+from eqsat_uopc.extract.problem import ExtractionProblem, Solution
 
 __all__ = ["IlpExtractor"]
 
@@ -292,6 +292,62 @@ def _chosen_cycles(problem: ExtractionProblem, choice: dict[int, int]) -> list[s
     return [comp for comp in nx.strongly_connected_components(g) if len(comp) > 1]
 
 
+def _prune(problem: ExtractionProblem, upper: float) -> tuple[list[bool], Any]:
+    """Which e-nodes can be in a choice no costlier than `upper`, and the necessary classes.
+
+    The depth aggregation of the node costs is a lower bound on the DAG cost of any term of a class
+    (a term's DAG holds its root node and the DAG of each child): no e-node whose bound exceeds the
+    upper bound can be in an optimal choice. The e-classes every term through n contains are
+    distinct and each costs at least its cheapest e-node: a second, often much stronger bound; and
+    a term through n that must contain n's own e-class is cyclic.
+    """
+    lower, _ = bottom_up_costs(problem, "depth")
+    children, node_class, node_cost = problem.node_children, problem.node_class, problem.node_cost
+    slack = 1e-9 * max(1.0, abs(upper))
+
+    def depth_ok(n: int) -> bool:
+        k = node_class[n]
+        kids = children[n]
+        if any(c == k or lower[c] == math.inf for c in kids):
+            return False
+        return node_cost[n] + max((lower[c] for c in kids), default=0) <= upper + slack
+
+    ok = [depth_ok(n) for n in range(problem.num_nodes)]
+    for _ in range(2):
+        nec = necessary_classes(problem, ok)
+        if nec is None:
+            break
+        cheapest = [
+            min((node_cost[n] for n in problem.class_nodes[c] if ok[n]), default=math.inf)
+            for c in range(problem.num_classes)
+        ]
+        for n in range(problem.num_nodes):
+            if ok[n]:
+                if any(nec[d] is None for d in children[n]):  # a child left with no finite term
+                    ok[n] = False
+                    continue
+                need = set().union(*(nec[d] for d in children[n]))  # type: ignore[arg-type]
+                k = node_class[n]
+                ok[n] = k not in need and node_cost[n] + sum(cheapest[d] for d in need) <= upper + slack
+    return ok, (necessary_classes(problem, ok) if nec is not None else None)
+
+
+def _kept_nodes(problem: ExtractionProblem, ok: list[bool]) -> tuple[dict[int, list[int]], dict[int, int]]:
+    """The undominated usable e-nodes of every class reachable from the roots, and the dominated
+    e-nodes replaced by the one that dominates them."""
+    kept: dict[int, list[int]] = {}
+    replaced: dict[int, int] = {}
+    stack = list(problem.roots)
+    while stack:
+        c = stack.pop()
+        if c in kept:
+            continue
+        kept[c] = _undominated(problem, [n for n in problem.class_nodes[c] if ok[n]], replaced)
+        for n in kept[c]:
+            stack.extend(ch for ch in problem.node_children[n] if ch not in kept)
+    return kept, replaced
+
+
 class IlpExtractor:
     """Optimal DAG extraction by ILP (HiGHS); says whether it proved optimality within the time limit."""
 
@@ -303,61 +359,9 @@ class IlpExtractor:
         greedy = improve_choice(problem, greedy_dag_choice(problem)[0])
         if any(r not in greedy for r in problem.roots):
             return Solution(greedy, info={"status": "no finite term"})  # extract reports which root
-        upper = problem.dag_cost(greedy)
-        # the depth aggregation of the node costs is a lower bound on the DAG cost of any term of a
-        # class (a term's DAG holds its root node and the DAG of each child): no e-node whose bound
-        # exceeds the greedy cost can be in an optimal choice
-        lower, _ = bottom_up_costs(problem, "depth")
-        children = problem.node_children
-        node_class = problem.node_class
-        node_cost = problem.node_cost
-        slack = 1e-9 * max(1.0, abs(upper))
-
-        def depth_ok(n: int) -> bool:
-            k = node_class[n]
-            kids = children[n]
-            if any(c == k or lower[c] == math.inf for c in kids):
-                return False
-            return node_cost[n] + max((lower[c] for c in kids), default=0) <= upper + slack
-
-        ok = [depth_ok(n) for n in range(problem.num_nodes)]
-        # the e-classes every term through n contains are distinct and each costs at least its
-        # cheapest e-node: a second, often much stronger bound; and a term through n that must
-        # contain n's own e-class is cyclic
-        for _ in range(2):
-            nec = necessary_classes(problem, ok)
-            if nec is None:
-                break
-            cheapest = [
-                min((node_cost[n] for n in problem.class_nodes[c] if ok[n]), default=math.inf)
-                for c in range(problem.num_classes)
-            ]
-            for n in range(problem.num_nodes):
-                if ok[n]:
-                    if any(nec[d] is None for d in children[n]):  # a child left with no finite term
-                        ok[n] = False
-                        continue
-                    need = set().union(*(nec[d] for d in children[n]))  # type: ignore[arg-type]
-                    k = node_class[n]
-                    ok[n] = k not in need and node_cost[n] + sum(cheapest[d] for d in need) <= upper + slack
-        nec = necessary_classes(problem, ok) if nec is not None else None
-
-        def usable(n: int) -> bool:
-            return ok[n]
-
-        kept: dict[int, list[int]] = {}
-        replaced: dict[int, int] = {}
-        stack = list(problem.roots)
-        while stack:
-            c = stack.pop()
-            if c in kept:
-                continue
-            kept[c] = _undominated(problem, [n for n in problem.class_nodes[c] if usable(n)], replaced)
-            for n in kept[c]:
-                stack.extend(ch for ch in children[n] if ch not in kept)
+        ok, nec = _prune(problem, problem.dag_cost(greedy))
+        kept, replaced = _kept_nodes(problem, ok)
         best = {c: replaced.get(n, n) for c, n in greedy.items()}
-        best_cost = problem.dag_cost(best)
-
         if all(len(nodes) == 1 for nodes in kept.values()):
             forced = {c: nodes[0] for c, nodes in kept.items()}
             if not _chosen_cycles(problem, forced):  # one candidate per e-class: nothing to solve
@@ -371,48 +375,57 @@ class IlpExtractor:
             model.necessary(nec)
         graph = nx.DiGraph()
         graph.add_nodes_from(model.classes)
-        graph.add_edges_from((node_class[n], ch) for n in model.nodes for ch in children[n])
+        graph.add_edges_from(
+            (problem.node_class[n], ch) for n in model.nodes for ch in problem.node_children[n]
+        )
         for comp in nx.strongly_connected_components(graph):
             if len(comp) > 1:
                 model.cycle_cuts(comp)
+        return _solve(problem, model, best, time_limit, t0)
 
-        proved, bound, status, rounds = False, None, "", 0
-        while rounds < MAX_ROUNDS:
-            rounds += 1
-            remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-            if remaining is not None and remaining <= 0 and rounds > 1:
-                status = "Time limit reached"
-                break
-            status, choice, round_bound = model.solve(best, remaining)
-            if math.isfinite(round_bound):
-                bound = round_bound if bound is None else max(bound, round_bound)
-            if choice is None or any(r not in choice for r in problem.roots):
-                break
-            cycles = _chosen_cycles(problem, choice)
-            if not cycles:
-                cost = problem.dag_cost(choice)
-                if cost < best_cost:
-                    best, best_cost = choice, cost
-                proved = status == "optimal"
-                break
-            if status != "optimal":
-                break
-            if not sum(model.cycle_cuts(comp) for comp in cycles):
-                break  # pragma: no cover  (a chosen cycle always violates a cut not yet added)
-        if bound is not None and model.integral:
-            bound = math.ceil(bound - 1e-6)
-        info = {
-            "status": status,
-            "columns": len(model.nodes),
-            "rows": model.rows,
-            "rounds": rounds,
-            "bb_nodes": model.bb_nodes,
-            "lp_iterations": model.lp_iterations,
-        }
-        if problem.kind != "dag":
-            return Solution(best, optimal=None, info=info)
-        if proved:
-            bound = best_cost
-        elif bound is not None:
-            bound = min(bound, best_cost)
-        return Solution(best, optimal=proved, bound=bound, info=info)
+
+def _solve(
+    problem: ExtractionProblem, model: _Model, best: dict[int, int], time_limit: float | None, t0: float
+) -> Solution:
+    """Solve, cut the cycles the solution chose, solve again, until acyclic, out of time or rounds."""
+    best_cost = problem.dag_cost(best)
+    proved, bound, status, rounds = False, None, "", 0
+    while rounds < MAX_ROUNDS:
+        rounds += 1
+        remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        if remaining is not None and remaining <= 0 and rounds > 1:
+            status = "Time limit reached"
+            break
+        status, choice, round_bound = model.solve(best, remaining)
+        if math.isfinite(round_bound):
+            bound = round_bound if bound is None else max(bound, round_bound)
+        if choice is None or any(r not in choice for r in problem.roots):
+            break
+        cycles = _chosen_cycles(problem, choice)
+        if not cycles:
+            cost = problem.dag_cost(choice)
+            if cost < best_cost:
+                best, best_cost = choice, cost
+            proved = status == "optimal"
+            break
+        if status != "optimal":
+            break
+        if not sum(model.cycle_cuts(comp) for comp in cycles):
+            break  # pragma: no cover  (a chosen cycle always violates a cut not yet added)
+    if bound is not None and model.integral:
+        bound = math.ceil(bound - 1e-6)
+    info = {
+        "status": status,
+        "columns": len(model.nodes),
+        "rows": model.rows,
+        "rounds": rounds,
+        "bb_nodes": model.bb_nodes,
+        "lp_iterations": model.lp_iterations,
+    }
+    if problem.kind != "dag":
+        return Solution(best, optimal=None, info=info)
+    if proved:
+        bound = best_cost
+    elif bound is not None:
+        bound = min(bound, best_cost)
+    return Solution(best, optimal=proved, bound=bound, info=info)

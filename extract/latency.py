@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eqsat_uopc.dtype import DType
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import prod
+from eqsat_uopc.extract.errors import CostModelError
 
-from .errors import CostModelError
+from eqsat_uopc.ir.dtype import DType
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import prod
 
 __all__ = ["DEFAULT_LATENCY_TABLE", "Latency", "load_latency_table", "save_latency_table"]
 

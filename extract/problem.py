@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from .cost import checked_node_cost, cost_model_name
-from .egraph import ClassId, EGraph, ENode, arg_key
+from eqsat_uopc.extract.cost import checked_node_cost, cost_model_name
+from eqsat_uopc.extract.egraph import ClassId, EGraph, ENode, arg_key
 
 __all__ = ["ExtractionProblem", "Solution"]
 

@@ -19,11 +19,11 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from eqsat_uopc.dtype import DType, dtypes
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp, UOpError
+from eqsat_uopc.extract.egraph import ClassId, EClass, EGraph, ENode, arg_key
 
-from .egraph import ClassId, EClass, EGraph, ENode, arg_key
+from eqsat_uopc.ir.dtype import DType, dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp, UOpError
 
 __all__ = ["EGraphBuilder", "equivalent_egraph", "random_egraph", "random_program"]
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bottom_up import BottomUpExtractor
-from .egglog_extract import EgglogExtractor
-from .errors import ExtractionError
-from .greedy_dag import GreedyDagExtractor
-from .ilp import IlpExtractor
+from eqsat_uopc.extract.bottom_up import BottomUpExtractor
+from eqsat_uopc.extract.egglog_extract import EgglogExtractor
+from eqsat_uopc.extract.errors import ExtractionError
+from eqsat_uopc.extract.greedy_dag import GreedyDagExtractor
+from eqsat_uopc.extract.ilp import IlpExtractor
 
 __all__ = ["AUTO_EXACT_MAX_ENODES", "AUTO_TIME_LIMIT", "EXTRACTORS", "choose_extractor", "extractor_named"]
 

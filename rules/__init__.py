@@ -27,20 +27,28 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from eqsat_uopc.semantics.int_semantics import INT_SEMANTICS
+
 __all__ = [
     "FAMILIES",
+    "INT_SEMANTICS",
     "PYTHON_RULES",
+    "RULESET_KINDS",
     "RULE_SETS",
+    "SYMBOLIC_FAMILIES",
     "Family",
     "Rule",
     "RuleSet",
+    "RulesetKind",
     "egglog_program",
     "load_family",
     "register_family",
+    "resolve_rule_set",
     "rule_set",
+    "ruleset_kind",
+    "runs_under",
 ]
 
-SEMANTICS = ("wrap", "no_overflow")
 
 # Rules of the Python folding step (eqsat_uopc.saturation.fold), by family; all exact, so "wrap".
 PYTHON_RULES: dict[str, tuple[str, ...]] = {
@@ -107,16 +115,46 @@ class RuleSet:
         )
 
 
-# ruleset suffix -> the int_semantics under which its rules run
-_ONLY = {"_guarded": "wrap", "_noovf": "no_overflow", "_wraponly": "wrap", "_exact": "no_overflow"}
+@dataclass(frozen=True)
+class RulesetKind:
+    """What a `.egg` ruleset's name suffix means: the one table every reader of rules uses."""
+
+    suffix: str
+    declares: str  # the semantics the rewrite itself needs ("no_overflow" if a wrap input can break it)
+    proved_under: str  # what the rule as written (guards included) is proved sound under
+    runs_under: tuple[str, ...]  # the int_semantics settings whose saturations run it
+    meaning: str
+
+
+RULESET_KINDS: tuple[RulesetKind, ...] = (
+    RulesetKind(
+        "_guarded",
+        "no_overflow",
+        "wrap",
+        ("wrap",),
+        "a no_overflow rule whose query proves its precondition from the interval analysis",
+    ),
+    RulesetKind("_noovf", "no_overflow", "no_overflow", ("no_overflow",), "the same rule unguarded"),
+    RulesetKind("_wraponly", "wrap", "wrap", ("wrap",), "computes a new constant with int32 wraparound"),
+    RulesetKind(
+        "_exact",
+        "wrap",
+        "wrap",
+        ("no_overflow",),
+        "twin of a _wraponly rule: only where the exact result fits",
+    ),
+    RulesetKind("", "wrap", "wrap", INT_SEMANTICS, "sound for every int32 input under wraparound"),
+)
+
+
+def ruleset_kind(ruleset: str) -> RulesetKind:
+    """The kind of an egglog ruleset, by its suffix ("" for a Python rule: sound under wrap)."""
+    return next(k for k in RULESET_KINDS if ruleset.endswith(k.suffix))
 
 
 def runs_under(ruleset: str, int_semantics: str) -> bool:
     """Does a rule declared in this egglog ruleset run under int_semantics? ("" = a Python rule)"""
-    for suffix, only in _ONLY.items():
-        if ruleset.endswith(suffix):
-            return int_semantics == only
-    return True
+    return int_semantics in ruleset_kind(ruleset).runs_under
 
 
 _RULE_RE = re.compile(r":ruleset\s+(\S+)\s+:name\s+\"([^\"]+)\"")
@@ -125,15 +163,8 @@ _RULE_RE = re.compile(r":ruleset\s+(\S+)\s+:name\s+\"([^\"]+)\"")
 def _parse_family(name: str, text: str) -> Family:
     rules = []
     for ruleset, rule_name in _RULE_RE.findall(text):
-        if ruleset.endswith("_guarded"):
-            sem, guarded = "no_overflow", True
-        elif ruleset.endswith("_wraponly"):
-            sem, guarded = "wrap", False
-        elif ruleset.endswith("_noovf"):
-            sem, guarded = "no_overflow", False
-        else:
-            sem, guarded = "wrap", False
-        rules.append(Rule(rule_name, name, sem, guarded, "egglog", ruleset))
+        kind = ruleset_kind(ruleset)
+        rules.append(Rule(rule_name, name, kind.declares, kind.suffix == "_guarded", "egglog", ruleset))
     rules += [Rule(n, name, "wrap", False, "python", "") for n in PYTHON_RULES.get(name, ())]
     return Family(name, text, tuple(rules))
 
@@ -150,7 +181,8 @@ def _families() -> dict[str, Family]:
 
 FAMILIES: dict[str, Family] = _families()
 
-_SYMBOLIC = (
+# the families of the chapter's symbolic rules (every greedy symbolic rule has a counterpart here)
+SYMBOLIC_FAMILIES = (
     "identities",
     "fold",
     "reassociation",
@@ -165,22 +197,33 @@ RULE_SETS: dict[str, RuleSet] = {
     rs.name: rs
     for rs in (
         RuleSet("none", ()),  # lowering and extraction only (the round trip)
-        RuleSet("symbolic", _SYMBOLIC),  # the chapter's symbolic rules
+        RuleSet("symbolic", SYMBOLIC_FAMILIES),  # the chapter's symbolic rules
         RuleSet("evaluate", ("fold", "evaluate")),  # the chapter's run: folding and evaluation
-        RuleSet("run", (*_SYMBOLIC, "evaluate")),  # symbolic + evaluate, as the greedy `run`
+        RuleSet("run", (*SYMBOLIC_FAMILIES, "evaluate")),  # symbolic + evaluate, as the greedy `run`
         RuleSet("ac", ("comm_assoc",)),  # commutativity and associativity alone
-        RuleSet("default", (*_SYMBOLIC, "evaluate", "comm_assoc")),  # everything hand-written
-        RuleSet("default+synth", (*_SYMBOLIC, "evaluate", "comm_assoc", "synth_small")),  # + synthesized
+        RuleSet("default", (*SYMBOLIC_FAMILIES, "evaluate", "comm_assoc")),  # everything hand-written
+        RuleSet("default+synth", (*SYMBOLIC_FAMILIES, "evaluate", "comm_assoc", "synth_small")),  # + synthesized
     )
 }
 
 
 def rule_set(name: str) -> RuleSet:
     """The rule set registered under name (KeyError naming the known ones otherwise)."""
-    try:
-        return RULE_SETS[name]
-    except KeyError:
-        raise KeyError(f"unknown rule set {name!r} (known: {', '.join(RULE_SETS)})") from None
+    return resolve_rule_set(name)
+
+
+def resolve_rule_set(rules: str | RuleSet, error: type[Exception] = KeyError) -> RuleSet:
+    """The RuleSet a name in RULE_SETS (or a RuleSet of known families) denotes; `error` otherwise."""
+    if isinstance(rules, RuleSet):
+        unknown = [f for f in rules.families if f not in FAMILIES]
+        if unknown:
+            raise error(
+                f"rule set {rules.name!r} has unknown families {unknown} (known: {', '.join(FAMILIES)})"
+            )
+        return rules
+    if not isinstance(rules, str) or rules not in RULE_SETS:
+        raise error(f"unknown rule set {rules!r} (known: {', '.join(RULE_SETS)})")
+    return RULE_SETS[rules]
 
 
 def load_family(path: str | Path, name: str | None = None) -> Family:

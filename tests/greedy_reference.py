@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from eqsat_uopc.ops import ALU, Ops
-from eqsat_uopc.semantics import exec_alu
-from eqsat_uopc.uop import UOp, prod
-from eqsat_uopc.values import same_value as same
+from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.uop import UOp, prod
+from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.values import same_value as same
 
 __all__ = ["Undefined", "reference", "same"]
 

@@ -65,10 +65,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from eqsat_uopc.dtype import DType, f32_from_bits, truncate
-from eqsat_uopc.dtype import dtypes as _dt
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp, call_params, prod
+from eqsat_uopc.ir.dtype import DType, f32_from_bits, truncate
+from eqsat_uopc.ir.dtype import dtypes as _dt
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp, call_params, prod
 
 __all__ = [
     "F32_EDGES",

@@ -24,13 +24,13 @@ from eqsat_uopc.backend import (
     render_c,
     toolchain,
 )
-from eqsat_uopc.dtype import dtypes, f32_bits, f32_from_bits
 from eqsat_uopc.greedy import run, to_python
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.semantics import exec_alu
-from eqsat_uopc.uir import load_example, parse_uir
-from eqsat_uopc.uop import UOp
-from eqsat_uopc.values import bind_params
+from eqsat_uopc.ir.dtype import dtypes, f32_bits, f32_from_bits
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uir import load_example, parse_uir
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.values import bind_params
 from tests.strategies import F32_EDGES, I32_EDGES
 from tests.test_backend_differential import same
 

@@ -29,11 +29,11 @@ from eqsat_uopc.backend.errors import IndexOutOfBoundsError
 from eqsat_uopc.backend.lower import lower
 from eqsat_uopc.backend.reference import undefined_nodes
 from eqsat_uopc.backend.render import render
-from eqsat_uopc.dtype import f32_bits
 from eqsat_uopc.greedy import run, to_python
-from eqsat_uopc.uir import to_uir
-from eqsat_uopc.uop import UOp, rebuild
-from eqsat_uopc.values import bind_params
+from eqsat_uopc.ir.dtype import f32_bits
+from eqsat_uopc.ir.uir import to_uir
+from eqsat_uopc.ir.uop import UOp, rebuild
+from eqsat_uopc.semantics.values import bind_params
 from tests.strategies import inputs_for, programs, range_bindings
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eqsat_uopc.dtype import dtypes
-from eqsat_uopc.intervals import bounds, vmax, vmin
-from eqsat_uopc.ops import ALU, Ops
-from eqsat_uopc.semantics import exec_alu
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.intervals import bounds, vmax, vmin
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 FULL = (INT_MIN, INT_MAX)

@@ -75,7 +75,7 @@ def test_optimize_json_under_no_overflow(capsys):
     assert main(args) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["program"] == "%0 = param : slot=0 dtype=i32\n%1 = add %0, 2\n"
-    assert (got["cost"], got["cost_model"], got["int_semantics"]) == (3, "dag_size", "no_overflow")
+    assert (got["cost"], got["cost_model"], got["config"]["int_semantics"]) == (3, "dag_size", "no_overflow")
     assert (
         got["report"]["stop_reason"] == "saturated"
         and len(got["report"]["enodes"]) == 1 + got["report"]["iterations"]
@@ -137,3 +137,14 @@ def test_render_c_prints_the_backend_source(capsys):
 
     assert main(["render-c", str(EXAMPLES / "call_sq.uir")]) == 0
     assert capsys.readouterr().out == render_c(load_example(EXAMPLES / "call_sq.uir").program)
+
+
+def test_every_setting_is_an_option_and_budget_is_an_alias(capsys):
+    args = ["optimize", str(EXAMPLES / "call_sq.uir"), "--budget", "321", "--seed-greedy", "no", "--json"]
+    assert main([*args, "--extract-time-limit", "none", "--match-limit", "7"]) == 0
+    config = json.loads(capsys.readouterr().out)["config"]
+    assert (config["node_budget"], config["seed_greedy"], config["extract_time_limit"]) == (321, False, None)
+    assert config["match_limit"] == 7
+    with pytest.raises(SystemExit) as exit_:
+        main(["optimize", str(EXAMPLES / "call_sq.uir"), "--seed-greedy", "maybe"])
+    assert exit_.value.code == 2 and "expected yes or no, got 'maybe'" in capsys.readouterr().err

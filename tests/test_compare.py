@@ -3,7 +3,7 @@
 import pytest
 
 from eqsat_uopc import UOp, dtypes, load_example
-from eqsat_uopc.comparison import compare, summarize
+from eqsat_uopc.pipeline.comparison import compare, summarize
 from eqsat_uopc.saturation import StopReason
 from tests.test_cli import EXAMPLES
 
@@ -25,7 +25,7 @@ def test_greedy_no_overflow_rule_is_refuted_under_wrap_and_saturation_stays_soun
         "reference",
         "z3",
     )
-    assert c.verdict.status == "proved" and c.outcome == "larger"
+    assert c.verdict.status == "proved" and c.outcome == "greedy_refuted" and c.greedy_refuted
     assert not c.greedy_in_egraph  # under wrap they are different functions: never merged
 
 
@@ -34,12 +34,14 @@ def test_under_no_overflow_saturation_finds_the_greedy_result():
     c = compare(((x * 4) + 8) // 4, int_semantics="no_overflow", samples=50)
     assert c.saturated is x + 2 and c.outcome == "equal" and c.greedy_in_egraph
     assert c.verdict.status == "proved" and c.greedy_verdict.status == "proved"
-    assert c.row()["int_semantics"] == "no_overflow"
+    assert c.to_dict()["int_semantics"] == "no_overflow"
 
 
 def test_unknown_cost_model_is_refused_before_work():
     with pytest.raises(
-        ValueError, match=r"unknown cost model 'fastest!' \(known: tree_size, dag_size, depth, latency\)"
+        ValueError,
+        match=r"^unknown cost model 'fastest!' "
+        r"\(known: dag_size, depth, fastest, latency, smallest, tree_size\)$",
     ):
         compare(UOp.param(0) + 0, cost="fastest!")
 
@@ -63,16 +65,18 @@ def test_summary_counts_outcomes_failures_and_soundness_bugs():
             "saturated_proves": False,
             "saturated_wrong": True,
         },
+        {**ok, "outcome": "greedy_refuted", "ratio": 4.0, "greedy_verdict": "refuted"},
         {"status": "timeout", "key": "t"},
     ]
     s = summarize(rows)
+    assert (s["greedy_refuted"], s["greedy_verdict"]) == (1, {"proved": 2, "refuted": 1})
     assert (s["programs"], s["completed"], s["timeout"], s["smaller"], s["equal"], s["larger"]) == (
+        4,
         3,
-        2,
         1,
         1,
         1,
         0,
     )
-    assert s["geomean_ratio"] == pytest.approx(0.5**0.5)
+    assert s["geomean_ratio"] == pytest.approx(0.5**0.5)  # a refuted greedy result is no yardstick
     assert (s["saturated_proves"], s["saturated_wrong"]) == (1, 1)

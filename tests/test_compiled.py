@@ -4,12 +4,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import PatternMatcher, UPat, evaluate, graph_rewrite, symbolic
 from eqsat_uopc.greedy.compiled import compile_rewriter, compile_upat, matcher_source
 from eqsat_uopc.greedy.soundness import pattern_instances
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
 from tests.strategies import programs
 
 RULES = (symbolic + evaluate).rules

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from eqsat_uopc.corpus import CorpusError, caviar_path, index_expressions, load_caviar, parse_sexpr, to_sexpr
-from eqsat_uopc.dtype import dtypes
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.semantics import exec_alu
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.alu import exec_alu
 
 CAVIAR = caviar_path()
 

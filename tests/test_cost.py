@@ -18,9 +18,9 @@ from eqsat_uopc.extract import (
     save_latency_table,
 )
 
-from eqsat_uopc.dtype import dtypes
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
 
 X = UOp.param(0, dtypes.i32)
 Y = UOp.param(1, dtypes.i32)

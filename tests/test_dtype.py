@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eqsat_uopc.dtype import DType, dtypes, f32_bits, f32_from_bits, truncate
+from eqsat_uopc.ir.dtype import DType, dtypes, f32_bits, f32_from_bits, truncate
 from tests.strategies import scalars
 
 

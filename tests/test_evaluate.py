@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import evaluate, inline_call, run, to_python
-from eqsat_uopc.ops import ALU, Ops
-from eqsat_uopc.semantics import exec_alu
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.alu import exec_alu
 from tests.greedy_reference import Undefined, reference, same
 from tests.strategies import closed_programs
 

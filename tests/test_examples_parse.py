@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from eqsat_uopc.dtype import dtypes
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uir import load_example, parse_uir, to_uir
-from eqsat_uopc.uop import UOp, call_params
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uir import load_example, parse_uir, to_uir
+from eqsat_uopc.ir.uop import UOp, call_params
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FILES = sorted(EXAMPLES.glob("*.uir"))

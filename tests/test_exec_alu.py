@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from eqsat_uopc.dtype import dtypes
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.semantics import exec_alu
-from eqsat_uopc.values import same_value as same
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.values import same_value as same
 
 I32, F32, BOOL = dtypes.i32, dtypes.f32, dtypes.bool
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1

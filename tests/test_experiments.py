@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from eqsat_uopc import PatternMatcher, Rule, UOp, UPat, compile_c, dtypes, symbolic, to_uir
-from eqsat_uopc.experiments import (
+from eqsat_uopc.pipeline.experiments import (
     add_chain,
     batched,
     budget_sweep,
@@ -22,11 +22,10 @@ from eqsat_uopc.experiments import (
     lane_values,
     permuted_matchers,
     proof_status,
-    repo_root,
     rule_order_results,
     run_corpus,
 )
-from eqsat_uopc.saturation import saturate
+from eqsat_uopc.saturation import SaturationConfig, saturate
 
 x = UOp.param(0, dtypes.i32)
 
@@ -34,8 +33,7 @@ x = UOp.param(0, dtypes.i32)
 def test_caviar_corpus_is_bundled_package_data():
     path = caviar_path()
     assert path.name == "caviar_dev.jsonl" and path.is_file()
-    assert path.parent == repo_root() / "eqsat_uopc" / "corpus" / "data"
-    assert (repo_root() / "eqsat_uopc" / "experiments.py").is_file()
+    assert path.parent.parts[-3:] == ("eqsat_uopc", "corpus", "data")
 
 
 def test_caviar_sample_is_seeded_and_in_file_order():
@@ -86,7 +84,7 @@ def test_greedy_vs_saturated_proves_what_greedy_leaves_open():
 
 
 def test_run_corpus_keeps_item_order_and_marks_status():
-    rows = run_corpus([("b", x * 0, ...), ("a", x + 0, True)], {"node_budget": 100}, workers=0)
+    rows = run_corpus([("b", x * 0, ...), ("a", x + 0, True)], SaturationConfig(node_budget=100), workers=0)
     assert [(r["key"], r["status"], r["greedy_uir"]) for r in rows] == [
         ("b", "ok", "%0 = const 0\n"),
         ("a", "ok", "%0 = param : slot=0 dtype=i32\n"),

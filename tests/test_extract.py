@@ -17,9 +17,9 @@ from eqsat_uopc.extract import (
 )
 from eqsat_uopc.extract.random_egraph import random_egraph, random_program
 
-from eqsat_uopc.dtype import dtypes
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import ParamArg, UOp
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import ParamArg, UOp
 
 i32 = dtypes.i32
 X = UOp.param(0, i32)
@@ -337,3 +337,31 @@ def test_a_root_without_a_finite_term(name):
     msg = rf"^extractor '{name}' chose no e-node for root 'r' \(does it have an acyclic term\?\)$"
     with pytest.raises(ExtractionError, match=msg):
         extract(EGraph(classes, ("r",)), "dag_size", name)
+
+
+def test_a_candidate_the_heuristic_missed_replaces_its_result():
+    g = greedy_trap()
+    t4 = (((X + 3) * 3) + 3) * 3
+    best = t4.maximum(X) + t4.maximum(3)
+    res = extract(g, "dag_size", "greedy_dag", candidates=[best])
+    assert (res.program, res.cost, res.extractor, res.info["candidate"]) == (best, 9, "greedy_dag", 0)
+    assert res.optimal is None  # the heuristic proved nothing about the candidate either
+    check_result(g, res)
+    # a candidate that costs more, or that the e-graph does not hold, changes nothing
+    pa_pb = ((X + X) * X + X).maximum(X) + ((X * X + X) * X).maximum(3)
+    for cand in (pa_pb, X + Y, (X + X) * X):
+        kept = extract(g, "dag_size", "greedy_dag", candidates=[cand])
+        assert kept.program is pa_pb and "candidate" not in kept.info
+
+
+def test_choice_of_maps_programs_to_e_nodes_or_says_none():
+    g = tree_vs_dag()
+    assert g.choice_of(((X + Y) * (X + Y),)) == {
+        "x": n(Ops.PARAM, arg=ParamArg(0, i32)),
+        "y": n(Ops.PARAM, arg=ParamArg(1, i32)),
+        "s": n(Ops.ADD, "x", "y"),
+        "r": n(Ops.MUL, "s", "s"),
+    }
+    assert g.choice_of((X + Y,)) is None  # in the e-graph, but not in the root's e-class
+    assert g.choice_of((X * Y,)) is None  # not an e-node of it
+    assert g.choice_of((X + Y, X)) is None  # one program per root

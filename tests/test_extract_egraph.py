@@ -6,9 +6,9 @@ import pytest
 from eqsat_uopc.extract import EClass, EGraph, EGraphError, ENode, extract
 from eqsat_uopc.extract.random_egraph import EGraphBuilder
 
-from eqsat_uopc.dtype import dtypes
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import ParamArg, UOp
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import ParamArg, UOp
 
 i32 = dtypes.i32
 

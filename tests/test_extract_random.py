@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from eqsat_uopc.greedy import run, to_python
-from eqsat_uopc.uop import call_params
-from eqsat_uopc.values import bind_params, random_value
-from eqsat_uopc.values import same_value as same
+from eqsat_uopc.ir.uop import call_params
+from eqsat_uopc.semantics.values import bind_params, random_value
+from eqsat_uopc.semantics.values import same_value as same
 from tests.strategies import programs
 
 EXTRACTORS = ("bottom_up", "greedy_dag", "exact")

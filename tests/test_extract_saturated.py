@@ -13,12 +13,12 @@ from eqsat_uopc.extract import COST_MODELS, EXTRACTORS, extract
 
 from eqsat_uopc.backend import compile_many
 from eqsat_uopc.corpus import caviar_path, load_caviar
-from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import run, to_python
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.uop import UOp, call_params
 from eqsat_uopc.saturation import saturate
-from eqsat_uopc.uop import UOp, call_params
-from eqsat_uopc.values import bind_params, random_value
-from eqsat_uopc.values import same_value as same
+from eqsat_uopc.semantics.values import bind_params, random_value
+from eqsat_uopc.semantics.values import same_value as same
 
 CAVIAR = caviar_path()
 

@@ -6,7 +6,6 @@ import math
 
 import pytest
 
-from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import (
     PatternMatcher,
     UPat,
@@ -18,9 +17,10 @@ from eqsat_uopc.greedy import (
     symbolic,
     to_python,
 )
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uir import parse_uir, to_uir
-from eqsat_uopc.uop import ParamArg, UOp, UOpError, rebuild
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uir import parse_uir, to_uir
+from eqsat_uopc.ir.uop import ParamArg, UOp, UOpError, rebuild
 
 p0 = UOp(Ops.PARAM, (), ParamArg(0, dtypes.i32))
 p1 = UOp(Ops.PARAM, (), ParamArg(1, dtypes.i32))

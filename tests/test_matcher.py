@@ -7,8 +7,8 @@ import pytest
 
 from eqsat_uopc.greedy import PatternMatcher, Rule, UPat, evaluate, symbolic
 from eqsat_uopc.greedy.matcher import interpreted_matcher, matcher_for
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
 
 p0, p1 = UOp.param(0), UOp.param(1)
 

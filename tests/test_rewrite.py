@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import (
     PatternMatcher,
     RewriteCheckError,
@@ -17,8 +16,9 @@ from eqsat_uopc.greedy import (
     simplify,
     symbolic,
 )
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp, UOpError
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp, UOpError
 
 p0, p1 = UOp.param(0), UOp.param(1)
 

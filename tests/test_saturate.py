@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import run
-from eqsat_uopc.ops import Ops
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uir import load_example
+from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.saturation import SaturationError, StopReason, saturate
-from eqsat_uopc.uir import load_example
-from eqsat_uopc.uop import UOp
 from tests.strategies import closed_programs, programs
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.uir"))
@@ -230,7 +230,7 @@ def test_egglog_extractor_handle() -> None:
 
 
 def test_report_times_every_kept_iteration():
-    from eqsat_uopc.experiments import add_chain
+    from eqsat_uopc.pipeline.experiments import add_chain
 
     rep = saturate(add_chain(4)).report
     assert rep.enodes == [7, 14, 34, 54, 54, 54] and len(rep.iteration_times) == rep.iterations == 5
@@ -238,7 +238,7 @@ def test_report_times_every_kept_iteration():
 
 
 def test_back_off_is_tunable_and_contains_the_associativity_blow_up():
-    from eqsat_uopc.experiments import add_chain
+    from eqsat_uopc.pipeline.experiments import add_chain
 
     chain = add_chain(10)
     banned = saturate(chain, rules="ac", node_budget=300_000, iter_limit=6).report

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from eqsat_uopc.sweep import SweepTask, completed_keys, sweep
+from eqsat_uopc.pipeline.sweep import SweepTask, completed_keys, sweep
 
 
 def job(payload):
@@ -98,7 +98,7 @@ def test_a_job_that_cannot_start_fails_fast_with_a_clear_error(tmp_path):
 
     script = tmp_path / "unguarded.py"  # no __main__ guard: spawned workers re-run it and die
     script.write_text(
-        "from eqsat_uopc.sweep import SweepTask, sweep\n"
+        "from eqsat_uopc.pipeline.sweep import SweepTask, sweep\n"
         "def job(p):\n    return {}\n"
         "sweep([SweepTask(str(i), {}) for i in range(20)], job, workers=1, progress=False)\n"
     )

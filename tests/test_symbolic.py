@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import (
     PatternMatcher,
     Rule,
@@ -21,10 +20,11 @@ from eqsat_uopc.greedy import (
     symbolic,
     to_python,
 )
-from eqsat_uopc.ops import ALU, Ops
-from eqsat_uopc.semantics import exec_alu
-from eqsat_uopc.uop import UOp
-from eqsat_uopc.values import bind_params
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.values import bind_params
 from tests.greedy_reference import Undefined, reference, same
 from tests.strategies import inputs_for, programs
 

@@ -11,7 +11,7 @@ from eqsat_uopc.rules import FAMILIES, RULE_SETS, load_family, register_family, 
 
 from eqsat_uopc import UOp, dtypes
 from eqsat_uopc.cli import main
-from eqsat_uopc.ops import Ops
+from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.saturation import saturate
 from eqsat_uopc.synthesis import Condition, Grammar, derives, parse_ops, synthesize, with_family
 from eqsat_uopc.synthesis import search as synthesize_module

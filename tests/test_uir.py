@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eqsat_uopc.dtype import dtypes, f32_from_bits
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uir import Example, UirError, load_uir, parse_uir, read_example, to_uir, uir_line
-from eqsat_uopc.uop import ParamArg, UOp
+from eqsat_uopc.ir.dtype import dtypes, f32_from_bits
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uir import Example, UirError, load_uir, parse_uir, read_example, to_uir, uir_line
+from eqsat_uopc.ir.uop import ParamArg, UOp
 from tests.strategies import F32_EDGES, I32_EDGES, programs, scalars
 
 p0 = UOp.param(0, dtypes.i32)

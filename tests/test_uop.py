@@ -13,10 +13,10 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from eqsat_uopc import uop as uop_module
-from eqsat_uopc.dtype import dtypes
-from eqsat_uopc.ops import ALU, BINARY, COMMUTATIVE, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, UNARY, Ops
-from eqsat_uopc.uop import ParamArg, UOp, UOpError, call_params, prod, rebuild
+from eqsat_uopc.ir import uop as uop_module
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import ALU, BINARY, COMMUTATIVE, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, UNARY, Ops
+from eqsat_uopc.ir.uop import ParamArg, UOp, UOpError, call_params, prod, rebuild
 from tests.strategies import closed_programs, inputs_for, programs, range_bindings
 
 p0 = UOp.param(0, dtypes.i32)

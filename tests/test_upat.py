@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import UPat
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
 
 p0, p1 = UOp.param(0), UOp.param(1)
 f0 = UOp.param(0, dtypes.f32)

@@ -5,11 +5,11 @@ import z3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import run, to_python
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp, rebuild
-from eqsat_uopc.values import bind_params, same_value
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp, rebuild
+from eqsat_uopc.semantics.values import bind_params, same_value
 from eqsat_uopc.verify import Z3Domain, evaluate, prove_equivalent
 from eqsat_uopc.verify.interpret import interpret
 from tests.strategies import inputs_for, programs, range_bindings

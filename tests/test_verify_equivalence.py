@@ -7,10 +7,10 @@ import re
 import pytest
 import z3
 
-from eqsat_uopc.dtype import dtypes, truncate
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.semantics import exec_alu
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.ir.dtype import dtypes, truncate
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.alu import exec_alu
 from eqsat_uopc.verify import Z3Domain, check_equivalent, evaluate, prove_equivalent
 from eqsat_uopc.verify.interpret import interpret
 

@@ -3,10 +3,10 @@ need no_overflow (each with a wrap counterexample), and unsound rules failing wi
 
 import pytest
 
-from eqsat_uopc.dtype import dtypes
 from eqsat_uopc.greedy import Rule, UPat, evaluate, symbolic
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.verify import evaluate as evaluate_value
 from eqsat_uopc.verify.rules import no_overflow_only, verify_rule, verify_rules
 

@@ -18,7 +18,7 @@ Decisions (the module docstrings say why):
 - Flags and cache: toolchain.py (-O2 -fno-fast-math -ffp-contract=off ..., $UOPC_CACHE_DIR).
 """
 
-from .errors import (
+from eqsat_uopc.backend.errors import (
     BackendError,
     CompilerError,
     CompilerNotFoundError,
@@ -27,10 +27,10 @@ from .errors import (
     UndefinedBehaviorError,
     UnsupportedProgramError,
 )
-from .program import CompiledProgram, compile_c, compile_many
-from .reference import evaluate_reference
-from .render import render_c
-from .toolchain import CFLAGS, cache_dir
+from eqsat_uopc.backend.program import CompiledProgram, compile_c, compile_many
+from eqsat_uopc.backend.reference import evaluate_reference
+from eqsat_uopc.backend.render import render_c
+from eqsat_uopc.backend.toolchain import CFLAGS, cache_dir
 
 __all__ = [
     "CFLAGS",

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..dtype import DType, dtypes
-from ..ops import Ops
-from ..uir import to_uir
-from ..uop import UOp, call_params
-from .errors import UnsupportedProgramError
+from eqsat_uopc.backend.errors import UnsupportedProgramError
+from eqsat_uopc.ir.dtype import DType, dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uir import to_uir
+from eqsat_uopc.ir.uop import UOp, call_params
 
 __all__ = ["InputSpec", "Lowered", "lower"]
 

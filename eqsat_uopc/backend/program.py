@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from ..dtype import DType, dtypes
-from ..uop import UOp
-from .errors import BackendError, InputError, status_error
-from .lower import InputSpec
-from .render import Rendered, render, render_many
-from .toolchain import build_library
+from eqsat_uopc.backend.errors import BackendError, InputError, status_error
+from eqsat_uopc.backend.lower import InputSpec
+from eqsat_uopc.backend.render import Rendered, render, render_many
+from eqsat_uopc.backend.toolchain import build_library
+from eqsat_uopc.ir.dtype import DType, dtypes
+from eqsat_uopc.ir.uop import UOp
 
 __all__ = ["CompiledProgram", "compile_c", "compile_many", "to_input_array"]
 

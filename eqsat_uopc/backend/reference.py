@@ -18,12 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..dtype import dtypes, truncate
-from ..layout import ravel, unravel
-from ..ops import BINARY, MOVEMENT, TRANSCENDENTAL, Ops
-from ..semantics import exec_alu
-from ..uop import UOp, prod
-from .errors import (
+from eqsat_uopc.backend.errors import (
     CAST_INVALID,
     DIV_BY_ZERO,
     DIV_OVERFLOW,
@@ -34,8 +29,13 @@ from .errors import (
     InputError,
     status_error,
 )
-from .lower import lower
-from .program import to_input_array
+from eqsat_uopc.backend.lower import lower
+from eqsat_uopc.backend.program import to_input_array
+from eqsat_uopc.ir.dtype import dtypes, truncate
+from eqsat_uopc.ir.layout import ravel, unravel
+from eqsat_uopc.ir.ops import BINARY, MOVEMENT, TRANSCENDENTAL, Ops
+from eqsat_uopc.ir.uop import UOp, prod
+from eqsat_uopc.semantics.alu import exec_alu
 
 __all__ = ["evaluate_reference", "undefined_nodes"]
 

@@ -22,41 +22,21 @@ stops the program at once, like `run`'s IndexError. See reference.py for the sam
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from ..dtype import DType, dtypes, truncate
-from ..ops import BINARY, MOVEMENT, TRANSCENDENTAL, Ops
-from ..uop import UOp, prod
-from .errors import INDEX_OOB, RANGE_OOB, IndexOutOfBoundsError, UnsupportedProgramError
-from .lower import InputSpec, Lowered, lower
-from .prelude import PRELUDE
+from eqsat_uopc.backend.c_expr import alu_expr, c_literal, c_type, poison_expr
+from eqsat_uopc.backend.c_expr import fault as fault_of
+from eqsat_uopc.backend.errors import INDEX_OOB, RANGE_OOB, IndexOutOfBoundsError, UnsupportedProgramError
+from eqsat_uopc.backend.lower import InputSpec, Lowered, lower
+from eqsat_uopc.backend.prelude import PRELUDE
+from eqsat_uopc.ir.dtype import DType
+from eqsat_uopc.ir.ops import BINARY, MOVEMENT, TRANSCENDENTAL, Ops
+from eqsat_uopc.ir.uop import UOp, prod
 
 __all__ = ["Rendered", "c_type", "render", "render_c", "render_many"]
 
 _ALIGN = 64
 _MAX_ELEMENTS = 2**31 - 1
-
-
-def c_type(d: DType) -> str:
-    return {"bool": "bool", "i32": "int32_t", "f32": "float"}[d.name]
-
-
-def c_literal(v, d: DType) -> str:
-    """v as a C literal of dtype d (f32: the f32 value of v, exactly)."""
-    if d is dtypes.bool:
-        return "true" if v else "false"
-    if d is dtypes.i32:
-        v = truncate(dtypes.i32, v)
-        return "INT32_MIN" if v == -(2**31) else str(v)
-    v = truncate(dtypes.f32, v)
-    if math.isnan(v):
-        return "NAN"
-    if math.isinf(v):
-        return "INFINITY" if v > 0 else "-INFINITY"
-    # repr is the shortest decimal naming this double, which is an f32 value: C reads it back exactly
-    text = repr(v)
-    return text + "f" if ("." in text or "e" in text) else text + ".0f"
 
 
 @dataclass(frozen=True)
@@ -95,13 +75,6 @@ def _strides(shape: tuple[int, ...]) -> list[int]:
         out.append(acc)
         acc *= d
     return out[::-1]
-
-
-def _const_value(u: UOp):
-    """The value of a node that is a (broadcast) constant, else None."""
-    while u.op in (Ops.RESHAPE, Ops.EXPAND):
-        u = u.src[0]
-    return u.arg if u.op is Ops.CONST else None
 
 
 class _Emitter:
@@ -233,7 +206,7 @@ class _Emitter:
         num, srcs = self.lw.number[u], u.src
         vals = [self.val[s] for s in srcs]
         polys = [self.poison[s] for s in srcs]
-        fault = _fault(u)
+        fault = fault_of(u)
         poisoned = fault is not None or any(p is not None for p in polys)
         uniform = all(v.kind == "uniform" for v in vals) and all(
             p is None or p.kind == "uniform" for p in polys
@@ -241,12 +214,12 @@ class _Emitter:
         if not u.shape or uniform:
             args = [v.at("0") for v in vals]
             kind = "scalar" if not u.shape else "uniform"
-            value = self.scalar(u, _alu_expr(u, args))
+            value = self.scalar(u, alu_expr(u, args))
             self.val[u] = Val(kind, value.expr)
             if poisoned:
                 q = self.scalar(
                     u,
-                    _poison_expr(u, args, [p.at("0") if p else None for p in polys], fault, num),
+                    poison_expr(u, args, [p.at("0") if p else None for p in polys], fault, num),
                     "int32_t",
                     "q",
                 )
@@ -262,19 +235,19 @@ class _Emitter:
         prologue = self.gather(srcs)
         if fused:
             t = self.name(u, "t")
-            lines = [*prologue, f"{c_type(u.dtype)} {t} = {_alu_expr(u, args)}; /* {self.comment(u)} */"]
+            lines = [*prologue, f"{c_type(u.dtype)} {t} = {alu_expr(u, args)}; /* {self.comment(u)} */"]
             self.val[u], self.poison[u] = Val("temp", t), None
             if poisoned:
                 tq = self.name(u, "tq")
-                lines.append(f"int32_t {tq} = {_poison_expr(u, args, qs, fault, num)};")
+                lines.append(f"int32_t {tq} = {poison_expr(u, args, qs, fault, num)};")
                 self.poison[u] = Val("temp", tq)
             self.pending[u] = lines
             return
         name = self.alloc(self.name(u), c_type(u.dtype), n, out)
         qname = self.alloc(self.name(u, "q"), "int32_t", n) if poisoned else None
-        body = [*prologue, f"{name}[i] = {_alu_expr(u, args)};"]
+        body = [*prologue, f"{name}[i] = {alu_expr(u, args)};"]
         if qname:
-            body.append(f"{qname}[i] = {_poison_expr(u, args, qs, fault, num)};")
+            body.append(f"{qname}[i] = {poison_expr(u, args, qs, fault, num)};")
         self.loop(n, body)
         self.val[u] = Val("buffer", name)
         self.poison[u] = Val("buffer", qname) if qname else None
@@ -501,57 +474,6 @@ def _view(u: UOp) -> tuple[int, list[int]]:
         return 0, [istrides[a] for a in u.arg]
     # SHRINK
     return sum(b * s for (b, _), s in zip(u.arg, istrides, strict=True)), istrides
-
-
-def _alu_expr(u: UOp, args: list[str]) -> str:
-    op, d = u.op, u.src[0].dtype
-    if op in (Ops.ADD, Ops.MUL, Ops.MAX):
-        return f"uopc_{op.name.lower()}_{d.name}({args[0]}, {args[1]})"
-    if op is Ops.CMPLT:
-        return f"{args[0]} < {args[1]}"
-    if op is Ops.CMPNE:
-        return f"{args[0]} != {args[1]}"
-    if op in (Ops.FLOORDIV, Ops.FLOORMOD):
-        return f"uopc_{op.name.lower()}_i32({args[0]}, {args[1]})"
-    if op is Ops.WHERE:
-        return f"{args[0]} ? {args[1]} : {args[2]}"
-    if op is Ops.CAST:
-        return f"uopc_cast_{d.name}_{u.dtype.name}({args[0]})"
-    return f"uopc_{op.name.lower()}_f32({args[0]})"  # RECIP, EXP2, LOG2, SQRT, SIN
-
-
-def _fault(u: UOp) -> str | None:
-    """The kind of undefined behaviour u itself may have, or None if it has none for any input."""
-    if u.op is Ops.FLOORDIV:
-        c = _const_value(u.src[1])
-        return None if c is not None and c not in (0, -1) else "div"
-    if u.op is Ops.FLOORMOD:
-        c = _const_value(u.src[1])
-        return None if c is not None and c != 0 else "mod"
-    if u.op is Ops.CAST and u.src[0].dtype is dtypes.f32 and u.dtype is dtypes.i32:
-        return "cast"
-    return None
-
-
-def _poison_expr(u: UOp, args: list[str], qs: list[str | None], fault: str | None, num: int) -> str:
-    if u.op is Ops.WHERE:
-        qc, qa, qb = qs
-        sel = f"{args[0]} ? {qa or '0'} : {qb or '0'}" if (qa or qb) else None
-        if qc and sel:
-            return f"uopc_first({qc}, {sel})"
-        return qc or sel
-    own = None
-    if fault == "div":
-        own = f"uopc_floordiv_fault({args[0]}, {args[1]}, {num})"
-    elif fault == "mod":
-        own = f"uopc_floormod_fault({args[1]}, {num})"
-    elif fault == "cast":
-        own = f"uopc_cast_f32_i32_fault({args[0]}, {num})"
-    chain = [q for q in qs if q is not None] + ([own] if own else [])
-    expr = chain[-1]
-    for q in reversed(chain[:-1]):
-        expr = f"uopc_first({q}, {expr})"
-    return expr
 
 
 def render(program: UOp, symbol: str = "uopc_run") -> Rendered:

@@ -29,7 +29,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .errors import BackendError, CompilerError, CompilerNotFoundError
+from eqsat_uopc.backend.errors import BackendError, CompilerError, CompilerNotFoundError
 
 __all__ = ["CFLAGS", "build_library", "cache_dir", "compiler_command", "compiler_identity"]
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .caviar import CorpusEntry, caviar_dev, caviar_path, load_caviar
-from .errors import CorpusError
-from .indexing import IndexExpression, index_expressions
-from .sexpr import parse_sexpr, sexpr_var_names, to_sexpr
+from eqsat_uopc.corpus.caviar import CorpusEntry, caviar_dev, caviar_path, load_caviar
+from eqsat_uopc.corpus.errors import CorpusError
+from eqsat_uopc.corpus.indexing import IndexExpression, index_expressions
+from eqsat_uopc.corpus.sexpr import parse_sexpr, sexpr_var_names, to_sexpr
 
 __all__ = [
     "CORPORA",

@@ -15,10 +15,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..dtype import dtypes
-from ..uop import UOp
-from .errors import CorpusError
-from .sexpr import parse_sexpr, sexpr_var_names
+from eqsat_uopc.corpus.errors import CorpusError
+from eqsat_uopc.corpus.sexpr import parse_sexpr, sexpr_var_names
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.uop import UOp
 
 __all__ = ["CorpusEntry", "caviar_dev", "caviar_path", "load_caviar"]
 

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..dtype import dtypes
-from ..uop import UOp, prod
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.uop import UOp, prod
 
 __all__ = ["IndexExpression", "index_expressions"]
 

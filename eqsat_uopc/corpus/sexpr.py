@@ -11,10 +11,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..dtype import dtypes
-from ..ops import Ops
-from ..uop import UOp, UOpError
-from .errors import CorpusError
+from eqsat_uopc.corpus.errors import CorpusError
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp, UOpError
 
 __all__ = ["parse_sexpr", "sexpr_var_names", "to_sexpr"]
 

@@ -1,11 +1,11 @@
 """The greedy rewrite engine: patterns, matchers, graph_rewrite, and the chapter's rule sets."""
 
-from .evaluate import evaluate, inline_call, run, to_python
-from .matcher import INT_SEMANTICS, PatternMatcher, Rule
-from .oneline import one_line
-from .rewrite import RewriteCheckError, graph_rewrite, graph_rewrite_topdown
-from .symbolic import fold, simplify, symbolic
-from .upat import UPat
+from eqsat_uopc.greedy.evaluate import evaluate, inline_call, run, to_python
+from eqsat_uopc.greedy.matcher import INT_SEMANTICS, PatternMatcher, Rule
+from eqsat_uopc.greedy.oneline import one_line
+from eqsat_uopc.greedy.rewrite import RewriteCheckError, graph_rewrite, graph_rewrite_topdown
+from eqsat_uopc.greedy.symbolic import fold, simplify, symbolic
+from eqsat_uopc.greedy.upat import UPat
 
 __all__ = [
     "INT_SEMANTICS",

@@ -25,7 +25,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from ..uop import UOp
+from eqsat_uopc.ir.uop import UOp
 
 __all__ = ["CompiledMatcher", "CompiledRewriter", "compile_rewriter", "compile_upat", "matcher_source"]
 

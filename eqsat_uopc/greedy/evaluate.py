@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..layout import ravel, unravel
-from ..ops import ALU, Ops
-from ..semantics import exec_alu
-from ..uop import UOp, call_params, prod
-from .matcher import PatternMatcher, Rule
-from .rewrite import graph_rewrite
-from .symbolic import symbolic
-from .upat import UPat
+from eqsat_uopc.greedy.matcher import PatternMatcher, Rule
+from eqsat_uopc.greedy.rewrite import graph_rewrite
+from eqsat_uopc.greedy.symbolic import symbolic
+from eqsat_uopc.greedy.upat import UPat
+from eqsat_uopc.ir.layout import ravel, unravel
+from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.uop import UOp, call_params, prod
+from eqsat_uopc.semantics.alu import exec_alu
 
 __all__ = ["evaluate", "inline_call", "run", "to_python"]
 

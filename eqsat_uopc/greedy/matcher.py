@@ -25,14 +25,14 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any, Literal, NamedTuple
 
-from ..ops import Ops
-from ..uop import UOp
-from .upat import UPat
+from eqsat_uopc.greedy.upat import UPat
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.int_semantics import INT_SEMANTICS
 
 __all__ = ["INT_SEMANTICS", "PatternMatcher", "Rule"]
 
 IntSemantics = Literal["wrap", "no_overflow"]
-INT_SEMANTICS: tuple[str, ...] = ("wrap", "no_overflow")
 
 Matcher = Callable[[UOp], list[dict[str, UOp]]]
 

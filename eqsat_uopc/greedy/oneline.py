@@ -6,6 +6,6 @@ name, so the printer can be swapped in one place. It is the .uir format's one-li
 
 from __future__ import annotations
 
-from ..uir import uir_line as one_line
+from eqsat_uopc.ir.uir import uir_line as one_line
 
 __all__ = ["one_line"]

@@ -22,10 +22,10 @@ import os
 import sys
 from typing import Any
 
-from ..ops import Ops
-from ..uop import UOp, call_params
-from .matcher import PatternMatcher
-from .oneline import one_line
+from eqsat_uopc.greedy.matcher import PatternMatcher
+from eqsat_uopc.greedy.oneline import one_line
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp, call_params
 
 __all__ = ["RewriteCheckError", "graph_rewrite", "graph_rewrite_topdown"]
 

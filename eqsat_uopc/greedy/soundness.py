@@ -32,13 +32,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..dtype import DType, dtypes, truncate
-from ..layout import ravel, unravel
-from ..ops import ALU, BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
-from ..semantics import exec_alu
-from ..uop import UOp, UOpError, call_params, prod
-from ..values import bind_params, random_value, same_value
-from .oneline import one_line
+from eqsat_uopc.greedy.oneline import one_line
+from eqsat_uopc.ir.dtype import DType, dtypes, truncate
+from eqsat_uopc.ir.layout import ravel, unravel
+from eqsat_uopc.ir.ops import ALU, BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
+from eqsat_uopc.ir.uop import UOp, UOpError, call_params, prod
+from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.values import bind_params, random_value, same_value
 
 __all__ = [
     "Counterexample",
@@ -568,7 +568,7 @@ def _range_value(rng: random.Random, r: UOp) -> int:
 
 
 def _run_value(u: UOp, params: dict[int, Any], ranges: dict[UOp, int]) -> Any:
-    from .evaluate import run, to_python
+    from eqsat_uopc.greedy.evaluate import run, to_python
 
     closed = bind_params(u, params).substitute({r: UOp.const(v) for r, v in ranges.items()})
     return to_python(run(closed))

@@ -19,16 +19,16 @@ Deviations from the chapter's code, on purpose (DESIGN.md, "Known defects"):
 
 from __future__ import annotations
 
-from ..dtype import dtypes, truncate
-from ..intervals import bounds, vmax, vmin
-from ..ops import ALU, Ops
-from ..semantics import exec_alu
-from ..uop import UOp
-from .matcher import PatternMatcher, Rule
-from .rewrite import graph_rewrite
-from .upat import UPat
+from eqsat_uopc.greedy.matcher import PatternMatcher, Rule
+from eqsat_uopc.greedy.rewrite import graph_rewrite
+from eqsat_uopc.greedy.upat import UPat
+from eqsat_uopc.ir.dtype import dtypes, truncate
+from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.intervals import bounds, vmax, vmin
 
-__all__ = ["fold", "simplify", "symbolic"]
+__all__ = ["fold", "simplify", "simplify_under", "sound_symbolic", "symbolic"]
 
 
 # ---------------------------------------------------------------------------
@@ -279,6 +279,28 @@ symbolic = fold + PatternMatcher(
 
 
 _simplified: dict[UOp, UOp] = {}
+
+
+def sound_symbolic(int_semantics: str) -> PatternMatcher:
+    """The symbolic rules sound under int_semantics: all of them under "no_overflow", the "wrap" ones
+    under "wrap" (the chapter's set applies its no_overflow rules unconditionally)."""
+    if int_semantics == "no_overflow":
+        return symbolic
+    if int_semantics != "wrap":
+        raise ValueError(f"int_semantics must be 'wrap' or 'no_overflow', got {int_semantics!r}")
+    global _wrap_symbolic
+    if _wrap_symbolic is None:
+        _wrap_symbolic = PatternMatcher([r for r in symbolic.rules if r.int_semantics == "wrap"])
+    return _wrap_symbolic
+
+
+_wrap_symbolic: PatternMatcher | None = None
+
+
+def simplify_under(u: UOp, int_semantics: str) -> UOp:
+    """Greedy rewriting of u with the symbolic rules sound under int_semantics: a result that holds
+    for every input int_semantics admits (simplify itself may use no_overflow rules under wrap)."""
+    return simplify(u) if int_semantics == "no_overflow" else graph_rewrite(u, sound_symbolic("wrap"))
 
 
 def simplify(u: UOp) -> UOp:

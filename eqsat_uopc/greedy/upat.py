@@ -11,9 +11,9 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from ..dtype import DType
-from ..ops import Ops
-from ..uop import UOp
+from eqsat_uopc.ir.dtype import DType
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
 
 __all__ = ["UPat"]
 

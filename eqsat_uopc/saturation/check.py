@@ -16,10 +16,10 @@ import struct
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from eqsat_uopc.dtype import dtypes, truncate
 from eqsat_uopc.extract.egraph import ClassId, EGraph, ENode
-from eqsat_uopc.ops import ALU, Ops
-from eqsat_uopc.semantics import exec_alu
+from eqsat_uopc.ir.dtype import dtypes, truncate
+from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.semantics.alu import exec_alu
 
 __all__ = ["Disagreement", "check_sound"]
 

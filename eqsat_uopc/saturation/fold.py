@@ -25,15 +25,14 @@ from typing import Any
 
 from egglog import bindings
 
-from eqsat_uopc.dtype import dtypes, f32_bits, truncate
-from eqsat_uopc.ops import ALU, Ops
-from eqsat_uopc.semantics import exec_alu
-from eqsat_uopc.uop import UOp
-
-from .errors import SaturationError
-from .lower import Lowerer
-from .serialize import Snapshot, SNode
-from .terms import CTOR_OF, parse_type, type_string
+from eqsat_uopc.ir.dtype import dtypes, f32_bits, truncate
+from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.saturation.errors import SaturationError
+from eqsat_uopc.saturation.lower import Lowerer
+from eqsat_uopc.saturation.serialize import Snapshot, SNode
+from eqsat_uopc.saturation.terms import CTOR_OF, parse_type, type_string
+from eqsat_uopc.semantics.alu import exec_alu
 
 __all__ = ["FoldStep"]
 

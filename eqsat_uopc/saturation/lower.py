@@ -23,13 +23,19 @@ from typing import Any
 
 from egglog import bindings
 
-from eqsat_uopc.dtype import f32_bits, f32_from_bits
-from eqsat_uopc.ops import Ops
-from eqsat_uopc.uop import UOp, arg_key
+from eqsat_uopc.ir.dtype import f32_bits, f32_from_bits
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp, arg_key
+from eqsat_uopc.saturation.terms import KINDS, type_string
 
-from .terms import KINDS, type_string
+__all__ = ["Lowerer", "arg_key", "const_row", "term_key"]
 
-__all__ = ["Lowerer", "arg_key", "const_row"]
+_CONST_KEY = {
+    "LdInt": ("Int", "i32"),
+    "LdBool": ("Bool", "bool"),
+    "LdFlt": ("Flt", "f32"),
+    "LdDbl": ("Dbl", "f32"),
+}
 
 
 def const_row(v: Any) -> tuple[str, int]:
@@ -43,6 +49,21 @@ def const_row(v: Any) -> tuple[str, int]:
     if (math.isnan(v) and math.isnan(back)) or struct.pack("<d", back) == struct.pack("<d", v):
         return "LdFlt", bits
     return "LdDbl", struct.unpack("<q", struct.pack("<d", v))[0]
+
+
+def term_key(u: UOp, lowerer: Lowerer, kids: list[Any]) -> tuple | None:
+    """The key of u's e-node in a read-back index, (constructor, type, payload, child classes), given
+    its sources' classes; None when its arg was never lowered (so no such e-node can exist)."""
+    if u.op is Ops.CONST:
+        rel, payload = const_row(u.arg)
+        ctor, t = _CONST_KEY[rel]
+        return (ctor, t, bool(payload) if ctor == "Bool" else payload, ())
+    prim = None
+    if "k" in KINDS[u.op].fields:
+        prim = lowerer.keys.get(arg_key(u.arg))
+        if prim is None:
+            return None
+    return (KINDS[u.op].ctor, type_string(u.dtype, u.shape), prim, tuple(kids))
 
 
 class Lowerer:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 __all__ = ["SaturationReport", "StopReason"]
 
@@ -50,6 +52,21 @@ class SaturationReport:
     rolled_back: bool = False
     overshoot: int | None = None
     matches: dict[str, int] = field(default_factory=dict)  # rule name -> matches over the run
+
+    @property
+    def final_enodes(self) -> int:
+        """E-nodes of the e-graph the run ended with (the one extraction sees)."""
+        return self.enodes[-1] if self.enodes else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-able values: what the CLI prints with --json and notebooks tabulate."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out["stop_reason"] = self.stop_reason.value
+        out["enodes"], out["eclasses"] = list(self.enodes), list(self.eclasses)
+        out["iteration_times"] = list(self.iteration_times)
+        out["matches"] = dict(self.matches)
+        out["total_time"] = self.total_time
+        return out
 
     @property
     def total_time(self) -> float:

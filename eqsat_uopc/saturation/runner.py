@@ -14,140 +14,83 @@ in egglog's Value order, results are deterministic.
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from egglog import bindings
 
-from eqsat_uopc.rules import FAMILIES, RULE_SETS, RuleSet, egglog_program
-from eqsat_uopc.uop import UOp
+from eqsat_uopc.extract import Extraction, build_programs, extract
+from eqsat_uopc.greedy.symbolic import simplify_under
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.rules import SYMBOLIC_FAMILIES, egglog_program
+from eqsat_uopc.saturation.config import DEFAULT_CONFIG, SaturationConfig
+from eqsat_uopc.saturation.errors import SaturationError
+from eqsat_uopc.saturation.fold import FoldStep
+from eqsat_uopc.saturation.lower import Lowerer, term_key
+from eqsat_uopc.saturation.report import SaturationReport, StopReason
+from eqsat_uopc.saturation.scheduler import BackoffScheduler
+from eqsat_uopc.saturation.serialize import Snapshot, count
+from eqsat_uopc.saturation.terms import SCHEMA
 
-from .errors import SaturationError
-from .fold import FoldStep
-from .lower import Lowerer
-from .raising import raise_choice
-from .report import SaturationReport, StopReason
-from .scheduler import BackoffScheduler
-from .serialize import Snapshot, count
-from .terms import SCHEMA
-
-__all__ = [
-    "DEFAULT_ITER_LIMIT",
-    "DEFAULT_NODE_BUDGET",
-    "DEFAULT_TIME_LIMIT",
-    "Extraction",
-    "Saturation",
-    "saturate",
-]
-
-DEFAULT_NODE_BUDGET = 50_000
-DEFAULT_ITER_LIMIT = 30
-DEFAULT_TIME_LIMIT = 10.0
-MATCH_LIMIT = 1000  # back-off: a rule with more matches in one iteration is banned ...
-BAN_LENGTH = 5  # ... for this many iterations (both double each time it is banned again)
+__all__ = ["Saturation", "saturate"]
 
 
-@dataclass(frozen=True)
-class Extraction:
-    """The best program found in a saturated e-graph, and how it was found.
+def saturate(program: UOp, config: SaturationConfig | None = None, /, **settings: Any) -> Saturation:
+    """Equality saturation of program under `config` (default: SaturationConfig()), with any setting
+    overridden by keyword (`saturate(p, node_budget=2_000, int_semantics="no_overflow")`).
 
-    program: the extracted UOp (hash-consed, type-checked); cost: its cost under the cost model;
-    optimal: True if the extractor proved it optimal, False if an exact extractor stopped before
-    proving it, None when no claim is made; report: the saturation's report; result: the
-    extractor's full ExtractResult (choice, bound, timings).
-    """
-
-    program: UOp
-    cost: float
-    optimal: bool | None
-    report: SaturationReport
-    result: Any
-
-
-def _check_positive(name: str, value: Any, integer: bool) -> None:
-    if isinstance(value, bool) or not isinstance(value, int if integer else int | float):
-        kind = "an int" if integer else "a number of seconds"
-        raise SaturationError(f"{name} must be {kind}, got {value!r}")
-    if not value > 0:  # NaN too
-        raise SaturationError(f"{name} must be positive, got {value!r}")
-
-
-def _resolve_rules(rules: str | RuleSet) -> RuleSet:
-    if isinstance(rules, RuleSet):
-        unknown = [f for f in rules.families if f not in FAMILIES]
-        if unknown:
-            raise SaturationError(
-                f"rule set {rules.name!r} has unknown families {unknown} (known: {', '.join(FAMILIES)})"
-            )
-        return rules
-    if not isinstance(rules, str) or rules not in RULE_SETS:
-        raise SaturationError(f"unknown rule set {rules!r} (known: {', '.join(RULE_SETS)})")
-    return RULE_SETS[rules]
-
-
-def saturate(
-    program: UOp,
-    rules: str | RuleSet = "default",
-    int_semantics: str = "wrap",
-    node_budget: int = DEFAULT_NODE_BUDGET,
-    iter_limit: int = DEFAULT_ITER_LIMIT,
-    time_limit: float = DEFAULT_TIME_LIMIT,
-    match_limit: int = MATCH_LIMIT,
-    ban_length: int = BAN_LENGTH,
-) -> Saturation:
-    """Equality saturation of program under a rule set (a name in eqsat_uopc.rules.RULE_SETS).
-
-    int_semantics "wrap" (default) runs the rules sound under int32 wraparound and the no_overflow
-    rules whose precondition the interval analysis proves; "no_overflow" runs every rule.
-    match_limit and ban_length set the back-off scheduler: a rule with more matches than
-    match_limit in one iteration is banned for ban_length iterations (both double at each new ban).
-    Bad arguments raise SaturationError before any work.
+    int_semantics "wrap" runs the rules sound under int32 wraparound and the no_overflow rules whose
+    precondition the interval analysis proves; "no_overflow" runs every rule. Bad settings raise
+    SaturationError before any work.
     """
     if not isinstance(program, UOp):
         raise SaturationError(f"saturate needs a UOp program, got {type(program).__name__}")
-    rs = _resolve_rules(rules)
-    if int_semantics not in ("wrap", "no_overflow"):
-        raise SaturationError(f"int_semantics must be 'wrap' or 'no_overflow', got {int_semantics!r}")
-    _check_positive("node_budget", node_budget, integer=True)
-    _check_positive("iter_limit", iter_limit, integer=True)
-    _check_positive("time_limit", time_limit, integer=False)
-    _check_positive("match_limit", match_limit, integer=True)
-    _check_positive("ban_length", ban_length, integer=True)
+    if config is not None and not isinstance(config, SaturationConfig):
+        raise SaturationError(f"saturate: config must be a SaturationConfig, got {type(config).__name__}")
+    config = (config or DEFAULT_CONFIG).replace(**settings)
     size = program.size
-    if node_budget < size:
-        raise SaturationError(f"node_budget {node_budget} is below the program's own size ({size} nodes)")
-    backoff = (match_limit, ban_length)
-    return Saturation(program, rs, int_semantics, node_budget, iter_limit, float(time_limit), backoff)
+    if config.node_budget < size:
+        raise SaturationError(
+            f"node_budget {config.node_budget} is below the program's own size ({size} nodes)"
+        )
+    return Saturation(program, config)
 
 
 class Saturation:
     """A saturated e-graph of one program: its report, its serialized EGraph, extraction, queries."""
 
-    def __init__(
-        self,
-        program: UOp,
-        rs: RuleSet,
-        int_semantics: str,
-        node_budget: int,
-        iter_limit: int,
-        time_limit: float,
-        backoff: tuple[int, int] = (MATCH_LIMIT, BAN_LENGTH),
-    ):
+    def __init__(self, program: UOp, config: SaturationConfig):
         self.program = program
-        self.rule_set = rs
-        self.report = SaturationReport(rs.name, int_semantics, node_budget, iter_limit, time_limit)
+        self.config = config
+        rs = self.rule_set = config.rule_set
+        int_semantics = config.int_semantics
+        self.report = SaturationReport(
+            rs.name, int_semantics, config.node_budget, config.iter_limit, config.time_limit
+        )
         self._egraph_cache: Any = None
         self._snapshot: Snapshot | None = None
         start = time.perf_counter()
         eg = self._eg = bindings.EGraph(num_threads=1)
         rules_text, units = egglog_program(rs, int_semantics)
         eg.parse_and_run_program(SCHEMA + rules_text)
-        self._scheduler = BackoffScheduler.of(units, *backoff)
+        self._scheduler = BackoffScheduler.of(units, config.match_limit, config.ban_length)
         self.report.egglog_time = time.perf_counter() - start
         t_lower = time.perf_counter()
         self._lowerer = Lowerer(eg)
         self._root = self._lowerer.lower(program)
+        self.seed: UOp | None = None  # the greedy result put in the root's e-class, if any
+        # greedy's symbolic rules are proved for i32/bool under their declared semantics; three of
+        # them are the chapter's accepted f32 caveats (x + 0.0 -> x, MAX operand swap), so a
+        # program with f32 nodes is not seeded
+        if (
+            config.seed_greedy
+            and set(SYMBOLIC_FAMILIES) <= set(rs.families)
+            and all(u.dtype is not dtypes.f32 for u in program.toposort())
+        ):
+            self.seed = simplify_under(program, int_semantics)
+            self._lowerer.union(self._root, self._lowerer.lower(self.seed))
         self._lowerer.flush()
         self.report.lower_time = time.perf_counter() - t_lower
         snap = self._read()
@@ -232,6 +175,11 @@ class Saturation:
                 rep.stop_reason = StopReason.SATURATED
                 return
 
+    def close(self) -> None:
+        """Read the e-graph back (extraction and queries keep working) and let go of egglog's."""
+        _ = self.egraph
+        self._closed = True
+
     # -- reading the result
     def _current(self) -> Snapshot:
         return self._snapshot if self._snapshot is not None else self._read()
@@ -247,36 +195,46 @@ class Saturation:
             self.report.raise_time += time.perf_counter() - t
         return self._egraph_cache
 
-    def extract(
-        self, cost: str | Any = "dag_size", extractor: str | Any = "auto", time_limit: float | None = None
-    ) -> Extraction:
-        """The best equivalent program under cost (see eqsat_uopc.extract.extract). time_limit bounds an
-        exact extractor (None: the registry's default), whose result then says if it proved optimality."""
-        from eqsat_uopc.extract import extract
-
-        res = extract(self.egraph, cost=cost, extractor=extractor, time_limit=time_limit)  # time: res.seconds
-        return Extraction(res.program, res.cost, res.optimal, self.report, res)
+    def extract(self, cost: Any = None, extractor: Any = None, time_limit: float | None = ...) -> Extraction:
+        """The best equivalent program under cost (see eqsat_uopc.extract.extract); cost, extractor and
+        time_limit default to the config's (cost, extractor, extract_time_limit). time_limit bounds an
+        exact extractor (None: no limit), whose result then says if it proved optimality."""
+        c = self.config
+        res = extract(
+            self.egraph,
+            cost=c.cost if cost is None else cost,
+            extractor=c.extractor if extractor is None else extractor,
+            time_limit=c.extract_time_limit if time_limit is ... else time_limit,
+            candidates=() if self.seed is None else (self.seed,),
+        )
+        return dataclasses.replace(res, report=self.report, saturation=self)
 
     def equivalent(self, a: UOp, b: UOp) -> bool:
-        """Are a and b in one e-class? Terms not in the e-graph yet are added only for the question."""
+        """Are a and b in one e-class? A term not in the e-graph is its own class (as adding it
+        without running rules would make it: congruence merges it with nothing that exists)."""
         for name, u in (("a", a), ("b", b)):
             if not isinstance(u, UOp):
                 raise SaturationError(f"equivalent: {name} must be a UOp, got {type(u).__name__}")
-        ids = self._lowerer.ids
-        snap = self._current()
-        if a in ids and b in ids:
-            return snap.by_name[ids[a]] == snap.by_name[ids[b]]
-        self._eg.parse_and_run_program("(push)")
-        cp = self._lowerer.checkpoint()
-        try:
-            ia, ib = self._lowerer.lower(a), self._lowerer.lower(b)
-            self._lowerer.flush()
-            va = self._eg.eval_expr(_n_expr(ia))[1]
-            vb = self._eg.eval_expr(_n_expr(ib))[1]
-            return va == vb
-        finally:
-            self._eg.parse_and_run_program("(pop)")
-            self._lowerer.rollback(cp)
+        if a is b:
+            return True
+        ca, cb = self._class_of(a), self._class_of(b)
+        return ca is not None and ca == cb
+
+    def _class_of(self, u: UOp) -> Any:
+        """The egglog e-class of u's term (hash-cons lookup, bottom-up), or None if it is not in it."""
+        snap, ids = self._current(), self._lowerer.ids
+        if (i := ids.get(u)) is not None:
+            return snap.by_name[i]
+        classes: dict[UOp, Any] = {}
+        for n in u.toposort():
+            if (i := ids.get(n)) is not None:
+                classes[n] = snap.by_name[i]
+                continue
+            key = term_key(n, self._lowerer, [classes[k] for k in n.src])
+            if key is None or (v := snap.index.get(key)) is None:
+                return None
+            classes[n] = v
+        return classes[u]
 
     def literal(self) -> UOp | None:
         """The CONST/STACK literal in the root's e-class, if saturation found the program's value."""
@@ -298,8 +256,7 @@ class Saturation:
                         choice[ec.id] = n
                         changed = True
                         break
-        root = eg.roots[0]
-        return raise_choice(choice, [root])[0] if root in choice else None
+        return build_programs(eg, choice)[0] if eg.roots[0] in choice else None
 
 
 def _n_expr(i: int) -> Any:

@@ -25,12 +25,11 @@ from typing import Any, NamedTuple
 
 from egglog import bindings
 
-from eqsat_uopc.dtype import f32_from_bits
 from eqsat_uopc.extract.egraph import ClassId, EClass, EGraph, ENode
-from eqsat_uopc.ops import Ops
-
-from .errors import SaturationError
-from .terms import KINDS, OP_OF, parse_type
+from eqsat_uopc.ir.dtype import f32_from_bits
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.saturation.errors import SaturationError
+from eqsat_uopc.saturation.terms import KINDS, OP_OF, parse_type
 
 __all__ = ["EgglogExtractor", "SNode", "Snapshot", "count"]
 
@@ -164,11 +163,11 @@ class Snapshot:
                     index[(ctor, t, prim, kids)] = row.output
         orphans = {row.output for _, row in hidden if row.output not in classes}
         for ctor, row in hidden:
+            n = _snode(ctor, row, s, to_int, to_bool, flat)
+            index[(n.ctor, n.t, n.prim, n.kids)] = row.output  # hidden from matching, not from lookup
             if row.output in orphans:
-                n = _snode(ctor, row, s, to_int, to_bool, flat)
                 classes.setdefault(row.output, []).append(n)
                 by_ctor.setdefault(ctor, []).append((row.output, n))
-                index[(n.ctor, n.t, n.prim, n.kids)] = row.output
         names: dict[bindings.Value, int] = {}
         by_name: dict[int, bindings.Value] = {}
         for row in funcs["N"].rows:

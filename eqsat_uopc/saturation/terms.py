@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from eqsat_uopc.dtype import DType, dtypes
-from eqsat_uopc.ops import Ops
+from eqsat_uopc.ir.dtype import DType, dtypes
+from eqsat_uopc.ir.ops import Ops
 
 __all__ = ["CONST_CTORS", "CTOR_OF", "OP_OF", "SCHEMA", "TermKind", "parse_type", "type_string"]
 

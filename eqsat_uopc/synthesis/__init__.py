@@ -19,10 +19,10 @@ enumeration, rule (orientation, egglog text, instances), prove (z3 through verif
 (derivability by saturation), search (synthesize: the loop, log, resume), measure (notebook helpers).
 """
 
-from .grammar import OP_NAMES, Condition, Grammar, parse_ops
-from .minimize import derives, with_family
-from .rule import SynthRule
-from .search import SUPPORT_FAMILIES, SynthesisResult, egg_text, synthesize, write_family
+from eqsat_uopc.synthesis.grammar import OP_NAMES, Condition, Grammar, parse_ops
+from eqsat_uopc.synthesis.minimize import derives, with_family
+from eqsat_uopc.synthesis.rule import SynthRule
+from eqsat_uopc.synthesis.search import SUPPORT_FAMILIES, SynthesisResult, egg_text, synthesize, write_family
 
 __all__ = [
     "OP_NAMES",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .grammar import Grammar, parse_ops
-from .search import log_path_for, synthesize, write_family
+from eqsat_uopc.synthesis.grammar import Grammar, parse_ops
+from eqsat_uopc.synthesis.search import log_path_for, synthesize, write_family
 
 __all__ = ["add_arguments", "run"]
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ..dtype import dtypes
-from ..ops import Ops
-from ..uop import UOp
-from .fingerprint import Inputs, Vec, apply_op, compatible, generic_rows
-from .grammar import COMMUTATIVE, Condition, Grammar
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.synthesis.fingerprint import Inputs, Vec, apply_op, compatible, generic_rows
+from eqsat_uopc.synthesis.grammar import COMMUTATIVE, Condition, Grammar
 
 __all__ = ["Candidate", "Enumerator", "Term"]
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ops import Ops
-from .grammar import Condition, Grammar
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.synthesis.grammar import Condition, Grammar
 
 __all__ = ["EDGES", "Inputs", "Vec", "apply_op", "compatible", "make_inputs", "refines"]
 

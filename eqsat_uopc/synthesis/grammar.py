@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtype import dtypes
-from ..ops import Ops
-from ..uop import UOp
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
 
 __all__ = ["COMMUTATIVE", "OP_NAMES", "Condition", "Grammar", "default_constant_values", "parse_ops"]
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..rules import FAMILIES, RuleSet, register_family
-from ..rules import _parse_family as parse_family
-from ..saturation import saturate
-from ..uop import UOp
+from eqsat_uopc.rules import FAMILIES, RuleSet, register_family
+from eqsat_uopc.rules import _parse_family as parse_family
+from eqsat_uopc.saturation import saturate
+from eqsat_uopc.ir.uop import UOp
 
 __all__ = ["CHECK_BUDGET", "derives", "with_family"]
 
@@ -50,5 +50,6 @@ def derives(
         node_budget=max(node_budget, root.size),
         iter_limit=iter_limit,
         time_limit=time_limit,
+        seed_greedy=False,  # what the rules derive, not what the greedy engine adds
     )
     return sat.equivalent(lhs, rhs)

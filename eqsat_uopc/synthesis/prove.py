@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..verify import parse_egg_rules, verify_egg_rule
-from .grammar import Grammar
-from .rule import SynthRule, rule_texts
+from eqsat_uopc.verify import parse_egg_rules, verify_egg_rule
+from eqsat_uopc.synthesis.grammar import Grammar
+from eqsat_uopc.synthesis.rule import SynthRule, rule_texts
 
 __all__ = ["RLIMIT", "Verdict", "prove_rule"]
 

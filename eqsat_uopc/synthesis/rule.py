@@ -20,10 +20,10 @@ import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..dtype import dtypes
-from ..ops import Ops
-from ..uop import UOp
-from .grammar import Condition, Grammar, default_constant_values
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.synthesis.grammar import Condition, Grammar, default_constant_values
 
 __all__ = ["SynthRule", "ac_canonical", "infix", "orient", "rule_texts", "tree_size"]
 

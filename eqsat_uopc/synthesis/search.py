@@ -25,14 +25,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..ops import Ops
-from ..rules import FAMILIES, RULE_SETS
-from .enumeration import Candidate, Enumerator
-from .fingerprint import make_inputs, refines
-from .grammar import Condition, Grammar
-from .minimize import derives, with_family
-from .prove import prove_rule
-from .rule import _SHORT, SynthRule, _weight, infix, instance, orient, rule_texts, tree_size
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.rules import FAMILIES, RULE_SETS
+from eqsat_uopc.synthesis.enumeration import Candidate, Enumerator
+from eqsat_uopc.synthesis.fingerprint import make_inputs, refines
+from eqsat_uopc.synthesis.grammar import Condition, Grammar
+from eqsat_uopc.synthesis.minimize import derives, with_family
+from eqsat_uopc.synthesis.prove import prove_rule
+from eqsat_uopc.synthesis.rule import _SHORT, SynthRule, _weight, infix, instance, orient, rule_texts, tree_size
 
 __all__ = ["SUPPORT_FAMILIES", "SynthesisResult", "egg_text", "log_path_for", "synthesize", "write_family"]
 

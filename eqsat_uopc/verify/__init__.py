@@ -11,12 +11,23 @@ Modules: interpret (the walk over shapes and scopes, shared by) concrete (Python
 z3_encode (z3 terms); proof, equivalence, rules, saturation_rules (and egg_float) on top.
 """
 
-from .concrete import Evaluation, evaluate
-from .equivalence import BACKENDS, Check, Verdict, check_equivalent
-from .proof import Proof, prove_equivalent
-from .rules import RuleCounterexample, RuleVerification, no_overflow_only, verify_rule, verify_rules
-from .saturation_rules import EggRuleVerification, parse_egg_rules, verify_egg_rule, verify_saturation_rules
-from .z3_encode import NotEncodable, Z3Domain
+from eqsat_uopc.verify.concrete import Evaluation, evaluate
+from eqsat_uopc.verify.equivalence import BACKENDS, Check, Verdict, check_equivalent
+from eqsat_uopc.verify.proof import Proof, prove_equivalent
+from eqsat_uopc.verify.rules import (
+    RuleCounterexample,
+    RuleVerification,
+    no_overflow_only,
+    verify_rule,
+    verify_rules,
+)
+from eqsat_uopc.verify.saturation_rules import (
+    EggRuleVerification,
+    parse_egg_rules,
+    verify_egg_rule,
+    verify_saturation_rules,
+)
+from eqsat_uopc.verify.z3_encode import NotEncodable, Z3Domain
 
 __all__ = [
     "BACKENDS",

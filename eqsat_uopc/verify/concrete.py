@@ -17,11 +17,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..dtype import DType, dtypes, truncate
-from ..ops import Ops
-from ..semantics import exec_alu
-from ..uop import UOp
-from .interpret import Elem, interpret
+from eqsat_uopc.ir.dtype import DType, dtypes, truncate
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.verify.interpret import Elem, interpret
 
 __all__ = ["Evaluation", "evaluate"]
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import z3
 
-from ..dtype import dtypes
-from ..ops import Ops
-from .egg_text import EggRule, Str, show
-from .z3_encode import NotEncodable, Z3Domain, as_bool, conjunction
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.verify.egg_text import EggRule, Str, show
+from eqsat_uopc.verify.z3_encode import NotEncodable, Z3Domain, as_bool, conjunction
 
 __all__ = ["F32", "TYPES", "Encoder", "IllTyped", "NeedType"]
 

@@ -3,8 +3,8 @@
 `parse_egg_rules(text)` returns one `EggRule` per `(rule ...)` and `(rewrite ...)`, and two per
 `(birewrite ...)` (the second named "<name> (reversed)"). A rewrite is read as the rule
 `((= $e LHS)) ((union $e RHS))`. Options (`:ruleset`, `:name`) and flags (`:subsume`) are
-recognised; the ruleset's suffix gives the declared semantics: `_noovf` is "no_overflow", every
-other ruleset "wrap".
+recognised; the ruleset's suffix gives the semantics a rule is proved under
+(`eqsat_uopc.rules.ruleset_kind(ruleset).proved_under`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from eqsat_uopc.rules import ruleset_kind
 
 __all__ = ["EggRule", "Str", "parse_egg_rules", "show"]
 
@@ -101,7 +103,7 @@ def parse_egg_rules(text: str) -> list[EggRule]:
         opts = _options(form, 3)
         ruleset = str(opts.get(":ruleset", ""))
         name = str(opts.get(":name", f"{form[0]}@{len(out)}"))
-        sem = "no_overflow" if ruleset.endswith("_noovf") else "wrap"
+        sem = ruleset_kind(ruleset).proved_under
         if form[0] == "rule":
             out.append(EggRule(name, ruleset, sem, tuple(form[1]), tuple(form[2])))
             continue

@@ -27,12 +27,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..dtype import DType, dtypes, f32_from_bits, truncate
-from ..ops import Ops
-from ..uop import UOp, call_params, rebuild
-from ..values import bind_params, same_value
-from .concrete import evaluate
-from .proof import Proof, check_comparable, format_inputs, input_key, prove_equivalent
+from eqsat_uopc.ir.dtype import DType, dtypes, f32_from_bits, truncate
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp, call_params, rebuild
+from eqsat_uopc.semantics.values import bind_params, same_value
+from eqsat_uopc.verify.concrete import evaluate
+from eqsat_uopc.verify.proof import Proof, check_comparable, format_inputs, input_key, prove_equivalent
 
 __all__ = ["BACKENDS", "Check", "InputSampler", "Verdict", "check_equivalent", "named_inputs"]
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from ..dtype import DType
-from ..layout import ravel, unravel
-from ..ops import ALU, MOVEMENT, Ops
-from ..uop import UOp, call_params, prod
+from eqsat_uopc.ir.dtype import DType
+from eqsat_uopc.ir.layout import ravel, unravel
+from eqsat_uopc.ir.ops import ALU, MOVEMENT, Ops
+from eqsat_uopc.ir.uop import UOp, call_params, prod
 
 __all__ = ["Domain", "Elem", "interpret", "scope_order"]
 

@@ -22,13 +22,13 @@ from typing import Any
 
 import z3
 
-from ..dtype import dtypes
-from ..ops import Ops
-from ..uop import UOp, call_params
-from ..values import same_value
-from .concrete import Evaluation, evaluate
-from .interpret import interpret
-from .z3_encode import Z3Domain, as_bool, conjunction
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp, call_params
+from eqsat_uopc.semantics.values import same_value
+from eqsat_uopc.verify.concrete import Evaluation, evaluate
+from eqsat_uopc.verify.interpret import interpret
+from eqsat_uopc.verify.z3_encode import Z3Domain, as_bool, conjunction
 
 __all__ = ["Proof", "check_comparable", "format_inputs", "has_f32", "input_key", "prove_equivalent"]
 

@@ -25,11 +25,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..uop import UOp, UOpError, call_params
-from ..values import same_value
-from .concrete import evaluate
-from .equivalence import InputSampler, named_inputs
-from .proof import format_inputs, has_f32, prove_equivalent
+from eqsat_uopc.ir.uop import UOp, UOpError, call_params
+from eqsat_uopc.semantics.values import same_value
+from eqsat_uopc.verify.concrete import evaluate
+from eqsat_uopc.verify.equivalence import InputSampler, named_inputs
+from eqsat_uopc.verify.proof import format_inputs, has_f32, prove_equivalent
 
 __all__ = [
     "HAND_MADE_INSTANCES",
@@ -53,7 +53,7 @@ class RuleCounterexample:
     int_semantics: str
 
     def __str__(self) -> str:
-        from ..greedy import one_line
+        from eqsat_uopc.greedy import one_line
 
         head = f"{one_line(self.before)} -> {one_line(self.after)}"
         if self.found_by == "dtype/shape":
@@ -139,7 +139,7 @@ def _random_test(
 
 
 def _instances(rule: Any, n: int, seed: int) -> Iterable[UOp]:
-    from ..greedy.soundness import pattern_instances
+    from eqsat_uopc.greedy.soundness import pattern_instances
 
     return pattern_instances(rule.pat, n, seed=seed)
 

@@ -13,8 +13,9 @@ egglog primitives (`(= q (/ a b))`), compare them (`(> c 0)`) and read the inter
                 for `(set (lo e) v)` / `(set (hi e) v)`: v <= e / e <= v wherever e is defined
 
 so the guards are the hypotheses, and the proof covers every value of every constant, not a sample.
-The semantics is the rule's declaration: rulesets ending in `_noovf` are "no_overflow", the others
-(including the `_guarded` ones, which must prove their precondition in the query) "wrap"; i32 values
+The semantics is the rule's declaration, read from its ruleset's suffix through the one table
+`eqsat_uopc.rules.RULESET_KINDS` (`_noovf` rules are proved under "no_overflow"; `_guarded` ones,
+which must prove their precondition in the query, under "wrap", like the rest); i32 values
 are integers with explicit wraparound (z3_encode.py, wrap_encoding "int"), so egglog's i64
 primitives and the IR's values live in one theory. egglog's `/` and `%` truncate (as in Rust); `&`
 is supported with the mask 2**32 - 1 that fold.egg uses for wraparound.
@@ -39,9 +40,9 @@ from typing import Any
 
 import z3
 
-from .egg_encode import F32, TYPES, Encoder, IllTyped, NeedType
-from .egg_text import EggRule, parse_egg_rules
-from .z3_encode import NotEncodable
+from eqsat_uopc.verify.egg_encode import F32, TYPES, Encoder, IllTyped, NeedType
+from eqsat_uopc.verify.egg_text import EggRule, parse_egg_rules
+from eqsat_uopc.verify.z3_encode import NotEncodable
 
 __all__ = ["EggRule", "EggRuleVerification", "parse_egg_rules", "verify_egg_rule", "verify_saturation_rules"]
 
@@ -148,7 +149,7 @@ def _test_f32(
     rule: EggRule, f32: list[dict[str, str]], report: EggRuleVerification, samples: int, seed: int
 ) -> None:
     """Random testing of the f32 typings of a rewrite (egg_float.py); sets report fields."""
-    from .egg_float import Untestable, random_test_f32
+    from eqsat_uopc.verify.egg_float import Untestable, random_test_f32
 
     rewrite = len(rule.query) == 1 and len(rule.actions) == 1 and rule.query[0][:2] == ["=", "$e"]
     if not rewrite or rule.actions[0][:2] != ["union", "$e"]:
@@ -316,7 +317,7 @@ def verify_saturation_rules(
     f32_samples: int = 200,
 ) -> list[EggRuleVerification]:
     """verify_egg_rule for every rule of the given rule families of eqsat_uopc.rules (all by default)."""
-    from .. import rules as rule_sets
+    from eqsat_uopc import rules as rule_sets
 
     names = list(families) if families is not None else [n for n, f in rule_sets.FAMILIES.items() if f.egg]
     out = []

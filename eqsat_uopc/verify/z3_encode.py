@@ -28,10 +28,10 @@ from typing import Any
 
 import z3
 
-from ..dtype import DType, dtypes
-from ..ops import Ops
-from ..uop import UOp
-from .interpret import Elem
+from eqsat_uopc.ir.dtype import DType, dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.verify.interpret import Elem
 
 __all__ = ["WRAP_ENCODINGS", "NotEncodable", "Z3Domain", "conjunction"]
 

@@ -61,9 +61,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .dtype import DType, dtypes
-from .ops import ALU, BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
-from .uop import ParamArg, UOp, UOpError
+from eqsat_uopc.ir.dtype import DType, dtypes
+from eqsat_uopc.ir.ops import ALU, BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
+from eqsat_uopc.ir.uop import ParamArg, UOp, UOpError
 
 __all__ = [
     "Example",

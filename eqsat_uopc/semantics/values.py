@@ -11,9 +11,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .dtype import DType, dtypes, truncate
-from .ops import Ops
-from .uop import UOp, UOpError, call_params
+from eqsat_uopc.ir.dtype import DType, dtypes, truncate
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp, UOpError, call_params
 
 __all__ = ["bind_params", "literal", "random_value", "same_value"]
 

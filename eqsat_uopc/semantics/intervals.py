@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .dtype import dtypes
-from .ops import ALU, Ops
-from .uop import UOp
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.uop import UOp
 
 __all__ = ["bounds", "vmax", "vmin"]
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .dtype import DType, dtypes, truncate
-from .ops import Ops
+from eqsat_uopc.ir.dtype import DType, dtypes, truncate
+from eqsat_uopc.ir.ops import Ops
 
 __all__ = ["exec_alu"]
 

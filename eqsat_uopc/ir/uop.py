@@ -17,8 +17,8 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
-from .dtype import DType, dtypes
-from .ops import BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
+from eqsat_uopc.ir.dtype import DType, dtypes
+from eqsat_uopc.ir.ops import BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
 
 __all__ = ["ParamArg", "UOp", "UOpError", "call_params", "prod"]
 

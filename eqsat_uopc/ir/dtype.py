@@ -11,7 +11,9 @@ import math
 import struct
 from dataclasses import dataclass
 
-__all__ = ["DType", "dtypes", "f32_bits", "f32_from_bits", "truncate"]
+__all__ = ["I32_MAX", "I32_MIN", "DType", "dtypes", "f32_bits", "f32_from_bits", "truncate"]
+
+I32_MIN, I32_MAX = -(2**31), 2**31 - 1  # the int32 range
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,7 +63,7 @@ class dtypes:
         if d is dtypes.bool:
             return False
         if d is dtypes.i32:
-            return -(2**31)
+            return I32_MIN
         return -math.inf
 
     @staticmethod
@@ -69,7 +71,7 @@ class dtypes:
         if d is dtypes.bool:
             return True
         if d is dtypes.i32:
-            return 2**31 - 1
+            return I32_MAX
         return math.inf
 
     @staticmethod

@@ -31,15 +31,16 @@ from typing import Any
 
 import numpy as np
 
-from .backend import compile_c
-from .corpus import CorpusEntry, caviar_path, load_caviar
-from .dtype import dtypes
-from .extract import EXTRACTORS, cost_of, extract
-from .greedy import PatternMatcher, graph_rewrite, simplify, symbolic
-from .ops import ALU, Ops
-from .saturation import DEFAULT_ITER_LIMIT, saturate
-from .uir import to_uir
-from .uop import UOp
+from eqsat_uopc.backend import compile_c
+from eqsat_uopc.corpus import CorpusEntry, caviar_path, load_caviar
+from eqsat_uopc.extract import EXTRACTORS, cost_of, extract
+from eqsat_uopc.greedy import PatternMatcher, graph_rewrite, symbolic
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.uir import to_uir
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.pipeline.comparison import compare
+from eqsat_uopc.saturation import DEFAULT_CONFIG, SaturationConfig, saturate
 
 __all__ = [
     "EXPECTED_CONSTANT",
@@ -58,7 +59,6 @@ __all__ = [
     "lane_values",
     "permuted_matchers",
     "proof_status",
-    "repo_root",
     "rule_order_results",
     "run_corpus",
 ]
@@ -74,11 +74,6 @@ EXPECTED_CONSTANT: dict[str, bool | None] = {
 
 # ---------------------------------------------------------------------------
 # corpora
-
-
-def repo_root() -> Path:
-    """The checkout this package was imported from (the directory holding eqsat_uopc/)."""
-    return Path(__file__).resolve().parent.parent
 
 
 def caviar_sample(n: int | None = None, seed: int = 0, path: str | Path | None = None) -> list[CorpusEntry]:
@@ -119,18 +114,15 @@ def proof_status(expected: bool | None, result: UOp) -> str:
 
 def greedy_vs_saturated(
     program: UOp,
+    config: SaturationConfig | None = None,
+    /,
     *,
     cost_models: Sequence[str] = ("dag_size", "latency"),
-    extractor: str = "auto",
-    node_budget: int = 5_000,
-    iter_limit: int = DEFAULT_ITER_LIMIT,
-    time_limit: float = 2.0,
-    extract_time_limit: float | None = 2.0,
-    int_semantics: str = "wrap",
-    rules: str = "default",
     expected: Any = ...,
+    **settings: Any,
 ) -> dict[str, Any]:
-    """Greedy `simplify` and one saturation of program, extracted under each cost model.
+    """`compare` (without the equivalence checks) of program, its one saturation extracted under each
+    cost model (the first is the config's cost).
 
     The row holds, per model m: `greedy_m`, `saturated_m` (the program extracted under m, priced
     under m), `ratio_m` (saturated/greedy, 1.0 when both are 0) and `optimal_m`; the programs as
@@ -139,65 +131,51 @@ def greedy_vs_saturated(
     entry's expected constant, None for `mixed`), also `greedy_status` and `saturated_status`
     (see proof_status).
     """
-    t0 = time.perf_counter()
-    greedy = simplify(program)
-    t1 = time.perf_counter()
-    sat = saturate(
-        program,
-        rules=rules,
-        int_semantics=int_semantics,
-        node_budget=node_budget,
-        iter_limit=iter_limit,
-        time_limit=time_limit,
-    )
-    t2 = time.perf_counter()
-    egraph = sat.egraph
-    rep = sat.report
+    if not cost_models:
+        raise ValueError("greedy_vs_saturated needs at least one cost model")
+    c = compare(program, config, verify=False, cost=cost_models[0], **settings)
+    rep = c.report
     row: dict[str, Any] = {
         "size": program.size,
         "stop_reason": str(rep.stop_reason),
         "iterations": rep.iterations,
-        "enodes": rep.enodes[-1],
-        "time_greedy": t1 - t0,
-        "time_saturate": t2 - t1,
+        "enodes": rep.final_enodes,
+        "time_greedy": c.times["greedy"],
+        "time_saturate": c.times["saturate"],
         "input_uir": to_uir(program),
-        "greedy_uir": to_uir(greedy),
+        "greedy_uir": to_uir(c.greedy),
+        "saturated_uir": to_uir(c.saturated),
     }
-    first: UOp | None = None
     for m in cost_models:
-        res = extract(egraph, cost=m, extractor=extractor, time_limit=extract_time_limit)
-        g = cost_of(greedy, m)
+        res = c.extraction if m == cost_models[0] else c.extraction.saturation.extract(cost=m)
+        g = cost_of(c.greedy, m)
         row[f"input_{m}"] = cost_of(program, m)
         row[f"greedy_{m}"] = g
         row[f"saturated_{m}"] = res.cost
         row[f"ratio_{m}"] = res.cost / g if g else (1.0 if res.cost == g else math.inf)
         row[f"optimal_{m}"] = res.optimal
         row[f"time_extract_{m}"] = res.seconds
-        if first is None:
-            first = res.program
-    assert first is not None, "greedy_vs_saturated needs at least one cost model"
-    row["saturated_uir"] = to_uir(first)
     if expected is not ...:
         row["expected"] = expected
-        row["greedy_status"] = proof_status(expected, greedy)
-        row["saturated_status"] = proof_status(expected, first)
+        row["greedy_status"] = proof_status(expected, c.greedy)
+        row["saturated_status"] = proof_status(expected, c.saturated)
     return row
 
 
 def corpus_job(payload: dict[str, Any]) -> dict[str, Any]:
-    """The sweep job behind run_corpus: payload {"uir", "config", optional "expected", "meta"}."""
-    from .uir import parse_uir
-
-    kw = dict(payload.get("config", {}))
+    """The sweep job behind run_corpus: payload {"program", "config", "cost_models", optional
+    "expected", "meta"}."""
+    kw: dict[str, Any] = {"cost_models": payload["cost_models"]}
     if "expected" in payload:
         kw["expected"] = payload["expected"]
-    return {**payload.get("meta", {}), **greedy_vs_saturated(parse_uir(payload["uir"]), **kw)}
+    return {**payload.get("meta", {}), **greedy_vs_saturated(payload["program"], payload["config"], **kw)}
 
 
 def run_corpus(
     items: Iterable[tuple[str, UOp, Any]],
-    config: Mapping[str, Any] | None = None,
+    config: SaturationConfig | None = None,
     *,
+    cost_models: Sequence[str] = ("dag_size", "latency"),
     workers: int = 1,
     time_limit: float | None = 60.0,
     meta: Mapping[str, Mapping[str, Any]] | None = None,
@@ -209,11 +187,12 @@ def run_corpus(
     exploding e-graph becomes a "timeout" row instead of a stuck notebook. Every row has the
     sweep's `key`, `status` ("ok" | "timeout" | "crashed" | "error") and `error`.
     """
-    from .sweep import SweepTask, sweep
+    from eqsat_uopc.pipeline.sweep import SweepTask, sweep
 
+    config = config or DEFAULT_CONFIG
     tasks, order = [], []
     for key, program, expected in items:
-        payload: dict[str, Any] = {"uir": to_uir(program), "config": dict(config or {})}
+        payload: dict[str, Any] = {"program": program, "config": config, "cost_models": tuple(cost_models)}
         if expected is not ...:
             payload["expected"] = expected
         if meta is not None and key in meta:
@@ -247,7 +226,13 @@ def growth_table(report: Any) -> list[dict[str, Any]]:
 
 
 def iteration_times(
-    program: UOp, *, iterations: int, repeats: int = 1, **saturate_kw: Any
+    program: UOp,
+    config: SaturationConfig | None = None,
+    /,
+    *,
+    iterations: int,
+    repeats: int = 1,
+    **settings: Any,
 ) -> list[dict[str, Any]]:
     """Wall time of each of the first `iterations` saturation iterations (median of `repeats` runs).
 
@@ -255,7 +240,7 @@ def iteration_times(
     lowering are not in iteration 1). Shorter when the run ends first (saturated or out of
     budget). Times are noisy wall clock; sizes are exact (the runs are deterministic).
     """
-    reports = [saturate(program, iter_limit=iterations, **saturate_kw).report for _ in range(repeats)]
+    reports = [saturate(program, config, **settings, iter_limit=iterations).report for _ in range(repeats)]
     rep = reports[0]
     return [
         {
@@ -269,28 +254,23 @@ def iteration_times(
 
 
 def budget_sweep(
-    program: UOp,
-    budgets: Iterable[int],
-    *,
-    cost: str = "dag_size",
-    extractor: str = "auto",
-    extract_time_limit: float | None = 2.0,
-    **saturate_kw: Any,
+    program: UOp, budgets: Iterable[int], config: SaturationConfig | None = None, /, **settings: Any
 ) -> list[dict[str, Any]]:
     """One saturation per node budget: how it stopped, its size, and the cost extracted from it."""
     rows = []
     for budget in budgets:
         t0 = time.perf_counter()
-        sat = saturate(program, node_budget=budget, **saturate_kw)
+        sat = saturate(program, config, **settings, node_budget=budget)
         t1 = time.perf_counter()
-        res = extract(sat.egraph, cost=cost, extractor=extractor, time_limit=extract_time_limit)
+        res = sat.extract()
+        sat.close()
         rep = sat.report
         rows.append(
             {
                 "node_budget": budget,
                 "stop_reason": str(rep.stop_reason),
                 "iterations": rep.iterations,
-                "enodes": rep.enodes[-1],
+                "enodes": rep.final_enodes,
                 "overshoot": rep.overshoot,
                 "cost": res.cost,
                 "optimal": res.optimal,

@@ -23,18 +23,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .extract import COST_MODELS, cost_of, costs_of
-from .greedy import simplify
-from .ops import Ops
-from .saturation import (
-    DEFAULT_ITER_LIMIT,
-    DEFAULT_NODE_BUDGET,
-    DEFAULT_TIME_LIMIT,
-    SaturationReport,
-    saturate,
-)
-from .uop import UOp
-from .verify import Verdict, check_equivalent
+from eqsat_uopc.extract import COST_ALIASES, COST_MODELS, Extraction, cost_of, costs_of
+from eqsat_uopc.greedy import simplify
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.pipeline.optimization import optimize
+from eqsat_uopc.saturation import DEFAULT_CONFIG, SaturationConfig, SaturationReport
+from eqsat_uopc.verify import Verdict, check_equivalent
 
 __all__ = ["Comparison", "compare", "compare_job", "constant_value", "summarize"]
 
@@ -61,6 +56,7 @@ class Comparison:
     verdict: Verdict | None  # saturated vs input
     greedy_verdict: Verdict | None  # greedy vs input
     names: Mapping[int, str] | None = field(default=None, repr=False)
+    extraction: Extraction | None = field(default=None, repr=False)  # optimize's result (its .saturation)
 
     @property
     def ratio(self) -> float:
@@ -69,11 +65,21 @@ class Comparison:
         return s / g if g else (1.0 if s == g else math.inf)
 
     @property
+    def greedy_refuted(self) -> bool:
+        """Was the greedy result shown wrong under the int semantics asked for? (Then its size is no
+        benchmark: it may be small because a no_overflow rule fired where inputs can overflow.)"""
+        return self.greedy_verdict is not None and self.greedy_verdict.status == "refuted"
+
+    @property
     def outcome(self) -> str:
+        """ "smaller" / "equal" / "larger": saturated against greedy under the cost model, or
+        "greedy_refuted" when the greedy result is wrong (see greedy_refuted)."""
+        if self.greedy_refuted:
+            return "greedy_refuted"
         g, s = self.costs["greedy"][self.cost_model], self.costs["saturated"][self.cost_model]
         return "smaller" if s < g else "larger" if s > g else "equal"
 
-    def row(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """One flat, JSON-able row: what a table, a CSV line or a sweep record holds."""
         r: dict[str, Any] = {
             "cost_model": self.cost_model,
@@ -83,7 +89,7 @@ class Comparison:
             "optimal": self.optimal,
             "stop_reason": self.report.stop_reason.value,
             "iterations": self.report.iterations,
-            "enodes": self.report.enodes[-1] if self.report.enodes else 0,
+            "enodes": self.report.final_enodes,
             "greedy_in_egraph": self.greedy_in_egraph,
             "greedy_constant": constant_value(self.greedy),
             "saturated_constant": constant_value(self.saturated),
@@ -98,7 +104,7 @@ class Comparison:
         return r
 
     def __str__(self) -> str:
-        from .uir import to_uir
+        from eqsat_uopc.ir.uir import to_uir
 
         models = list(self.costs["input"])
         w = max(len(m) for m in models)
@@ -107,8 +113,12 @@ class Comparison:
         for m in models:
             cells = " ".join(f"{self.costs[k][m]:>10g}" for k in ("input", "greedy", "saturated"))
             lines.append(f"  {m:{w}}  {cells}")
-        how = {"smaller": "smaller than", "larger": "larger than", "equal": "the same cost as"}[self.outcome]
-        lines.append(f"  saturated is {how} greedy (ratio {self.ratio:.3f})")
+        g, s = self.costs["greedy"][self.cost_model], self.costs["saturated"][self.cost_model]
+        how = "smaller than" if s < g else "larger than" if s > g else "the same cost as"
+        refuted = (
+            "; the greedy result is REFUTED (wrong under this int semantics)" if self.greedy_refuted else ""
+        )
+        lines.append(f"  saturated is {how} greedy (ratio {self.ratio:.3f}){refuted}")
         lines.append(
             f"  saturation: {self.report.stop_reason.value} after {self.report.iterations} iterations, "
             f"{self.report.enodes[-1] if self.report.enodes else 0} e-nodes; greedy result "
@@ -125,70 +135,70 @@ class Comparison:
 
 def compare(
     program: UOp,
+    config: SaturationConfig | None = None,
+    /,
     *,
-    cost: str = "dag_size",
-    rules: str | Any = "default",
-    int_semantics: str = "wrap",
-    node_budget: int = DEFAULT_NODE_BUDGET,
-    iter_limit: int = DEFAULT_ITER_LIMIT,
-    time_limit: float = DEFAULT_TIME_LIMIT,
-    extractor: str | Any = "auto",
-    extract_time_limit: float | None = 5.0,
     verify: bool = True,
     samples: int = 100,
     seed: int = 0,
     backends: Sequence[str] = ("interpreter", "c"),
     prove: bool = True,
     names: Mapping[int, str] | None = None,
+    **settings: Any,
 ) -> Comparison:
-    """Run greedy and saturation on program and compare them (see the module docstring).
+    """Run greedy and `optimize` on program and compare them (see the module docstring).
 
-    extract_time_limit bounds an exact extractor per program (a sweep over a corpus should not
-    spend the registry's default 10 s on one e-graph); `Comparison.optimal` says if it proved
-    optimality.
+    config and keyword settings are optimize's (SaturationConfig); verify, samples, seed, backends
+    and prove configure the equivalence checks of both results against the input.
     """
-    if cost not in COST_MODELS:
-        raise ValueError(f"unknown cost model {cost!r} (known: {', '.join(COST_MODELS)})")
+    config = (config or DEFAULT_CONFIG).replace(**settings)
+    cost_model_name = COST_ALIASES.get(config.cost, config.cost) if isinstance(config.cost, str) else None
+    if cost_model_name not in COST_MODELS:
+        known = ", ".join(COST_MODELS)
+        raise ValueError(
+            f"compare prices results under every built-in cost model; cost must be one of {known}"
+        )
     t0 = time.perf_counter()
     greedy = simplify(program)
     t1 = time.perf_counter()
-    sat = saturate(
-        program,
-        rules=rules,
-        int_semantics=int_semantics,
-        node_budget=node_budget,
-        iter_limit=iter_limit,
-        time_limit=time_limit,
-    )
-    t2 = time.perf_counter()
-    ext = sat.extract(cost=cost, extractor=extractor, time_limit=extract_time_limit)
+    ext = optimize(program, None, config)
+    sat = ext.saturation
     greedy_in = sat.equivalent(program, greedy)
-    t3 = time.perf_counter()
+    t2 = time.perf_counter()
     verdict = greedy_verdict = None
     if verify:
-        kw = dict(int_semantics=int_semantics, samples=samples, seed=seed, backends=backends, prove=prove)
+        kw = dict(
+            int_semantics=config.int_semantics, samples=samples, seed=seed, backends=backends, prove=prove
+        )
         verdict = check_equivalent(program, ext.program, names=names, **kw)
         greedy_verdict = (
             verdict if greedy is ext.program else check_equivalent(program, greedy, names=names, **kw)
         )
-    t4 = time.perf_counter()
+    t3 = time.perf_counter()
     costs = {"input": costs_of(program), "greedy": costs_of(greedy), "saturated": costs_of(ext.program)}
-    if cost_of(ext.program, cost) != ext.cost:  # the extractor's own account must match the program's
-        raise AssertionError(f"extracted cost {ext.cost} differs from the program's {cost} cost")
+    if cost_of(ext.program, cost_model_name) != ext.cost:  # the extractor's own account must match
+        raise AssertionError(f"extracted cost {ext.cost} differs from the program's {cost_model_name} cost")
+    report = sat.report
     return Comparison(
         program=program,
         greedy=greedy,
         saturated=ext.program,
-        cost_model=cost,
-        int_semantics=int_semantics,
+        cost_model=cost_model_name,
+        int_semantics=config.int_semantics,
         costs=costs,
-        times={"greedy": t1 - t0, "saturate": t2 - t1, "extract": t3 - t2, "verify": t4 - t3},
-        report=sat.report,
+        times={
+            "greedy": t1 - t0,
+            "saturate": report.total_time,
+            "extract": ext.seconds,
+            "verify": t3 - t2,
+        },
+        report=report,
         optimal=ext.optimal,
         greedy_in_egraph=greedy_in,
         verdict=verdict,
         greedy_verdict=greedy_verdict,
         names=names,
+        extraction=ext,
     )
 
 
@@ -197,13 +207,12 @@ def compare(
 
 
 def compare_job(payload: dict[str, Any]) -> dict[str, Any]:
-    """The sweep job: payload {"uir", "config", optional "names", "expected", "meta"} -> a row."""
-    from .uir import parse_uir
-
-    program = parse_uir(payload["uir"])
+    """The sweep job: payload {"program", "config", optional "names", "expected", "meta", plus compare's
+    keyword options in "options"} -> a row (Comparison.to_dict plus the entry's own fields)."""
+    program = payload["program"]
     names = dict(enumerate(payload["names"])) if payload.get("names") else None
-    c = compare(program, names=names, **payload.get("config", {}))
-    row = {"size": program.size, **payload.get("meta", {}), **c.row()}
+    c = compare(program, payload.get("config"), names=names, **payload.get("options", {}))
+    row = {"size": program.size, **payload.get("meta", {}), **c.to_dict()}
     if "expected" in payload:
         row.update(_proof_fields(payload["expected"], row["greedy_constant"], row["saturated_constant"]))
     return row
@@ -235,15 +244,16 @@ def _proof_fields(expected: Any, greedy_const: Any, saturated_const: Any) -> dic
 
 
 def summarize(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """Counts and means over sweep rows: outcomes, geometric-mean ratio, proofs, bugs, time."""
+    """Counts and means over sweep rows: outcomes, geometric-mean ratio (over rows whose greedy result
+    is not refuted), proofs, bugs, time."""
     rows = list(rows)
     ok = [r for r in rows if r.get("status", "ok") == "ok"]
     out: dict[str, Any] = {"programs": len(rows), "completed": len(ok)}
     for status in ("timeout", "crashed", "error"):
         out[status] = sum(r.get("status") == status for r in rows)
-    for outcome in ("smaller", "equal", "larger"):
+    for outcome in ("smaller", "equal", "larger", "greedy_refuted"):
         out[outcome] = sum(r["outcome"] == outcome for r in ok)
-    ratios = [r["ratio"] for r in ok if 0 < r["ratio"] < math.inf]
+    ratios = [r["ratio"] for r in ok if 0 < r["ratio"] < math.inf and r["outcome"] != "greedy_refuted"]
     out["geomean_ratio"] = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
     out["greedy_in_egraph"] = sum(bool(r["greedy_in_egraph"]) for r in ok)
     for who in ("verdict", "greedy_verdict"):

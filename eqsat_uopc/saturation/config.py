@@ -1,0 +1,113 @@
+"""SaturationConfig: every knob of a saturation run and of extraction from it, defaults in one place.
+
+`saturate`, `optimize`, `compare`, the sweeps, the experiments and the CLI all take one
+SaturationConfig and pass it through, so a budget or a cost model means the same thing everywhere
+(the CLI makes one option per field, from `FIELD_HELP`). Keyword overrides build a new config:
+
+    >>> from eqsat_uopc.saturation.config import SaturationConfig
+    >>> SaturationConfig().replace(node_budget=2_000).node_budget
+    2000
+
+A config is validated when it is made: a bad value raises SaturationError naming the setting,
+before any work. The defaults finish in seconds per program, for interactive use and corpus
+sweeps; raise `node_budget` and `time_limit` for larger e-graphs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from eqsat_uopc.rules import INT_SEMANTICS, RuleSet, resolve_rule_set
+from eqsat_uopc.saturation.errors import SaturationError
+
+__all__ = ["DEFAULT_CONFIG", "FIELD_HELP", "SaturationConfig"]
+
+FIELD_HELP: dict[str, str] = {
+    "rules": "saturation rule set (a name in eqsat_uopc.rules.RULE_SETS, or a RuleSet)",
+    "int_semantics": "'wrap' (int32 wraparound) or 'no_overflow' (no intermediate result overflows)",
+    "node_budget": "e-nodes the e-graph may hold; an iteration that overshoots is rolled back",
+    "iter_limit": "saturation iterations at most",
+    "time_limit": "seconds of saturation at most (checked between iterations)",
+    "match_limit": "back-off: a rule matching more often in one iteration is banned ...",
+    "ban_length": "... for this many iterations (both double at each new ban of that rule)",
+    "seed_greedy": "put the greedy result (its rules sound under int_semantics) in the root's e-class "
+    "before saturating, so extraction never does worse (rule sets with the symbolic families, "
+    "programs without f32)",
+    "cost": "cost model for extraction (a name in COST_MODELS, or a model object)",
+    "extractor": "extractor (a name in EXTRACTORS, or 'auto')",
+    "extract_time_limit": "seconds an exact extractor may take (None: no limit)",
+}
+
+
+@dataclass(frozen=True)
+class SaturationConfig:
+    """Settings of one saturation and extraction (see the module docstring and FIELD_HELP)."""
+
+    rules: str | RuleSet = "default"
+    int_semantics: str = "wrap"
+    node_budget: int = 10_000
+    iter_limit: int = 30
+    time_limit: float = 5.0
+    match_limit: int = 1000
+    ban_length: int = 5
+    seed_greedy: bool = True
+    cost: Any = "dag_size"
+    extractor: Any = "auto"
+    extract_time_limit: float | None = 5.0
+
+    def __post_init__(self) -> None:
+        resolve_rule_set(self.rules, SaturationError)
+        if self.int_semantics not in INT_SEMANTICS:
+            raise SaturationError(
+                f"int_semantics must be 'wrap' or 'no_overflow', got {self.int_semantics!r}"
+            )
+        for name in ("node_budget", "iter_limit", "match_limit", "ban_length"):
+            _check_positive(name, getattr(self, name), integer=True)
+        _check_positive("time_limit", self.time_limit, integer=False)
+        if self.extract_time_limit is not None:
+            _check_positive("extract_time_limit", self.extract_time_limit, integer=False)
+        if not isinstance(self.seed_greedy, bool):
+            raise SaturationError(f"seed_greedy must be True or False, got {self.seed_greedy!r}")
+        from eqsat_uopc.extract import cost_model, extractor_named
+
+        cost_model(self.cost)  # CostModelError naming the problem
+        if isinstance(self.extractor, str) and self.extractor != "auto":
+            extractor_named(self.extractor)  # ExtractionError listing the known ones
+
+    @property
+    def rule_set(self) -> RuleSet:
+        return resolve_rule_set(self.rules, SaturationError)
+
+    def replace(self, **changes: Any) -> SaturationConfig:
+        """A copy with some settings changed; an unknown setting is a SaturationError naming it."""
+        known = {f.name for f in dataclasses.fields(self)}
+        unknown = sorted(set(changes) - known)
+        if unknown:
+            raise SaturationError(f"unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
+        return dataclasses.replace(self, **changes) if changes else self
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as JSON-able values (a rule set or cost model object by its name)."""
+        out = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = v if v is None or isinstance(v, str | int | float | bool) else _name_of(v)
+        return out
+
+
+def _name_of(value: Any) -> str:
+    name = getattr(value, "name", None)
+    return name if isinstance(name, str) else type(value).__name__
+
+
+def _check_positive(name: str, value: Any, integer: bool) -> None:
+    if isinstance(value, bool) or not isinstance(value, int if integer else int | float):
+        kind = "an int" if integer else "a number of seconds"
+        raise SaturationError(f"{name} must be {kind}, got {value!r}")
+    if not value > 0:  # NaN too
+        raise SaturationError(f"{name} must be positive, got {value!r}")
+
+
+DEFAULT_CONFIG = SaturationConfig()

@@ -1,0 +1,99 @@
+"""SaturationConfig: one settings value, validated when made, passed through every layer."""
+
+import dataclasses
+
+import pytest
+from eqsat_uopc.extract import CostModelError, ExtractionError
+
+from eqsat_uopc import SaturationConfig, UOp, compare, optimize, saturate
+from eqsat_uopc.saturation import DEFAULT_CONFIG, FIELD_HELP, SaturationError
+
+x = UOp.param(0)
+
+
+def test_defaults_live_in_one_place_and_every_setting_has_help():
+    assert dataclasses.asdict(DEFAULT_CONFIG) == {
+        "rules": "default",
+        "int_semantics": "wrap",
+        "node_budget": 10_000,
+        "iter_limit": 30,
+        "time_limit": 5.0,
+        "match_limit": 1000,
+        "ban_length": 5,
+        "seed_greedy": True,
+        "cost": "dag_size",
+        "extractor": "auto",
+        "extract_time_limit": 5.0,
+    }
+    assert sorted(FIELD_HELP) == sorted(f.name for f in dataclasses.fields(SaturationConfig))
+
+
+@pytest.mark.parametrize(
+    ("settings", "error", "message"),
+    [
+        ({"node_budget": 0}, SaturationError, "node_budget must be positive, got 0"),
+        ({"iter_limit": 2.5}, SaturationError, "iter_limit must be an int, got 2.5"),
+        ({"time_limit": "5"}, SaturationError, "time_limit must be a number of seconds, got '5'"),
+        ({"time_limit": float("nan")}, SaturationError, "time_limit must be positive, got nan"),
+        ({"extract_time_limit": -1}, SaturationError, "extract_time_limit must be positive, got -1"),
+        ({"match_limit": True}, SaturationError, "match_limit must be an int, got True"),
+        ({"seed_greedy": 1}, SaturationError, "seed_greedy must be True or False, got 1"),
+        ({"int_semantics": "c"}, SaturationError, "int_semantics must be 'wrap' or 'no_overflow', got 'c'"),
+        (
+            {"rules": "fancy"},
+            SaturationError,
+            "unknown rule set 'fancy' (known: none, symbolic, evaluate, run, ac, default)",
+        ),
+        (
+            {"cost": "cheap"},
+            CostModelError,
+            "unknown cost model 'cheap' (known: dag_size, depth, fastest, latency, smallest, tree_size)",
+        ),
+        (
+            {"extractor": "magic"},
+            ExtractionError,
+            "unknown extractor 'magic' (known: auto, bottom_up, egglog_dag, egglog_tree, exact, greedy_dag)",
+        ),
+    ],
+)
+def test_a_bad_setting_is_refused_when_the_config_is_made(settings, error, message):
+    with pytest.raises(error) as info:
+        SaturationConfig(**settings)
+    assert str(info.value) == message
+    with pytest.raises(error):  # and by every entry point, before any work
+        saturate(x + 1, **settings)
+
+
+def test_replace_names_an_unknown_setting_and_to_dict_is_json_able():
+    with pytest.raises(SaturationError, match=r"^unknown setting 'budget' \(known: ban_length, cost, "):
+        DEFAULT_CONFIG.replace(budget=5)
+    c = DEFAULT_CONFIG.replace(node_budget=123, extract_time_limit=None)
+    assert (c.node_budget, c.extract_time_limit, DEFAULT_CONFIG.node_budget) == (123, None, 10_000)
+    assert c.to_dict()["node_budget"] == 123 and c.to_dict()["rules"] == "default"
+
+
+def test_the_config_reaches_the_run_and_the_extraction():
+    config = SaturationConfig(node_budget=500, iter_limit=3, cost="tree_size", int_semantics="no_overflow")
+    s = saturate((x * 4 + 8) // 4, config)
+    assert (s.report.node_budget, s.report.iter_limit, s.report.int_semantics) == (500, 3, "no_overflow")
+    assert s.extract().cost_model == "tree_size" and s.extract(cost="depth").cost_model == "depth"
+    best = optimize((x * 4 + 8) // 4, None, config, iter_limit=5)
+    assert (best.program, best.cost_model, best.report.iter_limit) == (x + 2, "tree_size", 5)
+    c = compare((x * 4 + 8) // 4, config, verify=False, cost="dag_size")
+    assert (c.cost_model, c.report.node_budget, c.int_semantics) == ("dag_size", 500, "no_overflow")
+
+
+def test_the_greedy_seed_makes_optimize_never_worse_than_greedy():
+    # greedy's div_sum is a no_overflow rule: under no_overflow the seed holds x + 2 from the start
+    p = (x * 4 + 8) // 4
+    seeded = saturate(p, int_semantics="no_overflow", iter_limit=1, rules="symbolic")
+    assert seeded.seed is x + 2 and seeded.equivalent(p, x + 2)
+    unseeded = saturate(p, int_semantics="no_overflow", rules="symbolic", iter_limit=1, seed_greedy=False)
+    assert unseeded.seed is None
+    # under wrap the seed uses only greedy's wrap rules, so it keeps the division
+    wrap = saturate(p, rules="symbolic")
+    assert wrap.seed is not None and not wrap.equivalent(p, x + 2)
+    # no seed where greedy's rules are not all in the rule set, or the program has f32 nodes
+    assert saturate(p, rules="ac").seed is None
+    f = UOp.param(1, UOp.const(0.0).dtype)
+    assert saturate(f + 0.0, rules="symbolic").seed is None
