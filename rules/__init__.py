@@ -202,7 +202,9 @@ RULE_SETS: dict[str, RuleSet] = {
         RuleSet("run", (*SYMBOLIC_FAMILIES, "evaluate")),  # symbolic + evaluate, as the greedy `run`
         RuleSet("ac", ("comm_assoc",)),  # commutativity and associativity alone
         RuleSet("default", (*SYMBOLIC_FAMILIES, "evaluate", "comm_assoc")),  # everything hand-written
-        RuleSet("default+synth", (*SYMBOLIC_FAMILIES, "evaluate", "comm_assoc", "synth_small")),  # + synthesized
+        RuleSet(
+            "default+synth", (*SYMBOLIC_FAMILIES, "evaluate", "comm_assoc", "synth_small")
+        ),  # + synthesized
     )
 }
 

@@ -42,7 +42,7 @@ def test_defaults_live_in_one_place_and_every_setting_has_help():
         (
             {"rules": "fancy"},
             SaturationError,
-            "unknown rule set 'fancy' (known: none, symbolic, evaluate, run, ac, default)",
+            "unknown rule set 'fancy' (known: none, symbolic, evaluate, run, ac, default, default+synth)",
         ),
         (
             {"cost": "cheap"},

@@ -17,17 +17,17 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.extract import extract
+from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp, UOpError
 from eqsat_uopc.rules import FAMILIES, RuleSet
 from eqsat_uopc.saturation import saturate
-from eqsat_uopc.ir.uop import UOp, UOpError
-from eqsat_uopc.verify import parse_egg_rules
-from eqsat_uopc.verify.egg_text import Str
 from eqsat_uopc.synthesis.grammar import Grammar
 from eqsat_uopc.synthesis.minimize import derives
 from eqsat_uopc.synthesis.search import synthesize
+from eqsat_uopc.verify import parse_egg_rules
+from eqsat_uopc.verify.egg_text import Str
 
 __all__ = ["corpus_rows", "derivability", "handwritten_instances", "scaling_rows"]
 

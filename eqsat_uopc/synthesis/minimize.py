@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.rules import FAMILIES, RuleSet, register_family
 from eqsat_uopc.rules import _parse_family as parse_family
 from eqsat_uopc.saturation import saturate
-from eqsat_uopc.ir.uop import UOp
 
 __all__ = ["CHECK_BUDGET", "derives", "with_family"]
 

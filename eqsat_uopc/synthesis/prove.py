@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from eqsat_uopc.verify import parse_egg_rules, verify_egg_rule
 from eqsat_uopc.synthesis.grammar import Grammar
 from eqsat_uopc.synthesis.rule import SynthRule, rule_texts
+from eqsat_uopc.verify import parse_egg_rules, verify_egg_rule
 
 __all__ = ["RLIMIT", "Verdict", "prove_rule"]
 

@@ -32,7 +32,16 @@ from eqsat_uopc.synthesis.fingerprint import make_inputs, refines
 from eqsat_uopc.synthesis.grammar import Condition, Grammar
 from eqsat_uopc.synthesis.minimize import derives, with_family
 from eqsat_uopc.synthesis.prove import prove_rule
-from eqsat_uopc.synthesis.rule import _SHORT, SynthRule, _weight, infix, instance, orient, rule_texts, tree_size
+from eqsat_uopc.synthesis.rule import (
+    _SHORT,
+    SynthRule,
+    _weight,
+    infix,
+    instance,
+    orient,
+    rule_texts,
+    tree_size,
+)
 
 __all__ = ["SUPPORT_FAMILIES", "SynthesisResult", "egg_text", "log_path_for", "synthesize", "write_family"]
 
