@@ -53,7 +53,7 @@ __all__ = [
 # Rules of the Python folding step (eqsat_uopc.saturation.fold), by family; all exact, so "wrap".
 PYTHON_RULES: dict[str, tuple[str, ...]] = {
     "fold": ("fold/exec-alu", "fold/f64-to-f32"),
-    "identities": ("identities/cast-same-dtype", "identities/cmp-self"),
+    "identities": ("identities/cmp-self",),
     "evaluate": (
         "evaluate/literal",
         "evaluate/push-stack",

@@ -10,8 +10,8 @@ adds nothing means the Python rules are saturated too.
 Families (their rule names are listed in eqsat_uopc.rules):
   fold        scalar ALU of constants -> exec_alu's value (every op and dtype, exactly; None from
               exec_alu means "do not fold"); an f32 double constant -> the f32 it denotes.
-  identities  CAST to the operand's own dtype -> operand; CMPLT/CMPNE(x, x) for int/bool x -> False
-              of x's shape (the chapter's scalar False was a defect).
+  identities  CMPLT/CMPNE(x, x) for a shaped int/bool x -> False of x's shape (the chapter's scalar
+              False was a defect); scalars and CAST to the operand's own dtype are egglog rules.
   evaluate    any node over fully known data (CONST/STACK literals) -> greedy `run` of that node
               (movement ops, REDUCE, ALU of tensors, INDEX of literals: the same code, so the same
               values and the same IndexError); ALU through STACK; INDEX() -> x; INDEX of INDEX;
@@ -34,7 +34,7 @@ from eqsat_uopc.saturation.serialize import Snapshot, SNode
 from eqsat_uopc.saturation.terms import CTOR_OF, parse_type, type_string
 from eqsat_uopc.semantics.alu import exec_alu
 
-__all__ = ["FoldStep"]
+__all__ = ["FoldStep", "needs_python_step"]
 
 _INT_TYPES = (dtypes.i32, dtypes.bool)
 _CONSTS = ("Int", "Bool", "Flt", "Dbl")
@@ -42,6 +42,16 @@ _EVAL_OPS = ALU | {Ops.INDEX, Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.SHRINK, 
 _ALU_CTORS = tuple(CTOR_OF[op] for op in sorted(ALU, key=lambda o: o.value))
 _EVAL_CTORS = ("Index", "Call", "Reshape", "Expand", "Permute", "Shrink", "Reduce")
 _FOLD_CTORS = (*_ALU_CTORS, "Dbl")
+
+
+_SCALAR_INT_OPS = frozenset(ALU | {Ops.CONST, Ops.PARAM, Ops.RANGE})
+
+
+def needs_python_step(nodes: list[UOp]) -> bool:
+    """Can the Python step ever fire on an e-graph grown from these nodes? Only with f32 values,
+    tensors or the ops it evaluates: rules never make new types, so an i32/bool scalar program
+    (index arithmetic, the Caviar corpus) saturates in egglog alone."""
+    return any(u.dtype is dtypes.f32 or u.shape or u.op not in _SCALAR_INT_OPS for u in nodes)
 
 
 def _float_related(n: SNode, types: dict) -> bool:
@@ -98,7 +108,7 @@ class FoldStep:
             for v in dict.fromkeys(floats):
                 self._fold(v, snap.classes[v])
         if self.identities:
-            for v in dict.fromkeys(v for v, _ in self._candidates(("Cast", "Lt", "Ne"))):
+            for v in dict.fromkeys(v for v, n in self._candidates(("Lt", "Ne")) if "[" in n.t):
                 self._identities(v, snap.classes[v])
         if self.evaluate:
             cands = [v for v, n in self._candidates(_ALU_CTORS) if "[" in n.t]
@@ -217,13 +227,9 @@ class FoldStep:
     def _identities(self, v: bindings.Value, nodes: list[SNode]) -> None:
         types = self._snap.types
         for n in nodes:
-            if n.ctor == "Cast":
-                (x,) = n.kids
-                if x != v and parse_type(types[x])[0] is parse_type(n.t)[0]:  # CAST x to x's dtype -> x
-                    self._union("identities/cast-same-dtype", v, self._name(x))
-            elif n.ctor in ("Lt", "Ne") and n.kids[0] == n.kids[1]:  # x < x, x != x -> False (int/bool)
+            if n.ctor in ("Lt", "Ne") and n.kids[0] == n.kids[1]:  # x < x, x != x -> False (int/bool)
                 dtype, shape = parse_type(types[n.kids[0]])
-                if dtype in _INT_TYPES and self._const_of(v) is None:
+                if shape and dtype in _INT_TYPES and self._const_of(v) is None:
                     false = UOp.const(False, dtypes.bool, shape)
                     if self._lowered_class(false) != v:
                         self._union("identities/cmp-self", v, self._lower(false))

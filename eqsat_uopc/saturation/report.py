@@ -32,7 +32,8 @@ class SaturationReport:
     `raise_time` reading egglog's e-graph back (sizes, snapshots and the serialized EGraph; the
     extraction itself is timed in Extraction.result.seconds).
     `rolled_back` is True when the run stopped on the node budget: the overshooting iteration
-    (whose size is `overshoot`) was undone, so the e-graph is the one after `iterations`.
+    (whose size is `overshoot`) was undone, so the e-graph is the one after `iterations`; undoing
+    replays the kept iterations on a clean e-graph, which took `replay_time`.
     """
 
     rules: str
@@ -49,6 +50,7 @@ class SaturationReport:
     fold_time: float = 0.0
     lower_time: float = 0.0
     raise_time: float = 0.0
+    replay_time: float = 0.0
     rolled_back: bool = False
     overshoot: int | None = None
     matches: dict[str, int] = field(default_factory=dict)  # rule name -> matches over the run
@@ -70,12 +72,13 @@ class SaturationReport:
 
     @property
     def total_time(self) -> float:
-        return self.egglog_time + self.fold_time + self.lower_time + self.raise_time
+        return self.egglog_time + self.fold_time + self.lower_time + self.raise_time + self.replay_time
 
     def summary(self) -> str:
         return (
             f"{self.stop_reason} after {self.iterations} iterations: {self.enodes[-1]} e-nodes, "
             f"{self.eclasses[-1]} e-classes; {self.total_time * 1e3:.1f} ms "
             f"(egglog {self.egglog_time * 1e3:.1f}, fold {self.fold_time * 1e3:.1f}, "
-            f"lower {self.lower_time * 1e3:.1f}, raise {self.raise_time * 1e3:.1f})"
+            f"lower {self.lower_time * 1e3:.1f}, raise {self.raise_time * 1e3:.1f}"
+            + (f", replay {self.replay_time * 1e3:.1f})" if self.replay_time else ")")
         )

@@ -16,25 +16,27 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import weakref
 from typing import Any
-
-from egglog import bindings
 
 from eqsat_uopc.extract import Extraction, build_programs, extract
 from eqsat_uopc.greedy.symbolic import simplify_under
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.rules import SYMBOLIC_FAMILIES, egglog_program
+from eqsat_uopc.rules import SYMBOLIC_FAMILIES
 from eqsat_uopc.saturation.config import DEFAULT_CONFIG, SaturationConfig
+from eqsat_uopc.saturation.engine import lease
 from eqsat_uopc.saturation.errors import SaturationError
-from eqsat_uopc.saturation.fold import FoldStep
+from eqsat_uopc.saturation.fold import FoldStep, needs_python_step
 from eqsat_uopc.saturation.lower import Lowerer, term_key
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
 from eqsat_uopc.saturation.scheduler import BackoffScheduler
-from eqsat_uopc.saturation.serialize import Snapshot, count
-from eqsat_uopc.saturation.terms import SCHEMA
+from eqsat_uopc.saturation.serialize import Snapshot
+from eqsat_uopc.saturation.terms import CONST_CTORS, OP_OF
 
 __all__ = ["Saturation", "saturate"]
+
+_OP_TABLES = (*CONST_CTORS, *OP_OF)  # the egglog tables whose rows are UOp e-nodes
 
 
 def saturate(program: UOp, config: SaturationConfig | None = None, /, **settings: Any) -> Saturation:
@@ -59,27 +61,24 @@ def saturate(program: UOp, config: SaturationConfig | None = None, /, **settings
 
 
 class Saturation:
-    """A saturated e-graph of one program: its report, its serialized EGraph, extraction, queries."""
+    """A saturated e-graph of one program: its report, its serialized EGraph, extraction, queries.
+
+    It runs on a warm engine (engine.py) that it holds until `close()` (or until it is garbage
+    collected): the e-graph is read back from egglog once, when something first needs it, and
+    extraction and queries keep working after close. `optimize` and `compare` close it for you.
+    """
 
     def __init__(self, program: UOp, config: SaturationConfig):
         self.program = program
         self.config = config
         rs = self.rule_set = config.rule_set
-        int_semantics = config.int_semantics
         self.report = SaturationReport(
-            rs.name, int_semantics, config.node_budget, config.iter_limit, config.time_limit
+            rs.name, config.int_semantics, config.node_budget, config.iter_limit, config.time_limit
         )
         self._egraph_cache: Any = None
         self._snapshot: Snapshot | None = None
-        start = time.perf_counter()
-        eg = self._eg = bindings.EGraph(num_threads=1)
-        rules_text, units = egglog_program(rs, int_semantics)
-        eg.parse_and_run_program(SCHEMA + rules_text)
-        self._scheduler = BackoffScheduler.of(units, config.match_limit, config.ban_length)
-        self.report.egglog_time = time.perf_counter() - start
-        t_lower = time.perf_counter()
-        self._lowerer = Lowerer(eg)
-        self._root = self._lowerer.lower(program)
+        nodes = program.toposort()
+        self._python_families = set(rs.families) if needs_python_step(nodes) else set()
         self.seed: UOp | None = None  # the greedy result put in the root's e-class, if any
         # greedy's symbolic rules are proved for i32/bool under their declared semantics; three of
         # them are the chapter's accepted f32 caveats (x + 0.0 -> x, MAX operand swap), so a
@@ -87,17 +86,49 @@ class Saturation:
         if (
             config.seed_greedy
             and set(SYMBOLIC_FAMILIES) <= set(rs.families)
-            and all(u.dtype is not dtypes.f32 for u in program.toposort())
+            and all(u.dtype is not dtypes.f32 for u in nodes)
         ):
-            self.seed = simplify_under(program, int_semantics)
+            self.seed = simplify_under(program, config.int_semantics)
+        start = time.perf_counter()
+        self._engine = lease(rs, config.int_semantics)
+        self._release = weakref.finalize(self, self._engine.release)
+        self._eg = self._engine.egraph
+        self.report.egglog_time = time.perf_counter() - start
+        try:
+            self._load()
+            size = self._size()
+            self.report.enodes.append(size[0])
+            self.report.eclasses.append(size[1])
+            self._run(start)
+        except BaseException:
+            self.close()
+            raise
+
+    def _load(self) -> None:
+        """Lower the program (and the seed) into the engine's clean e-graph; fresh Python-side state."""
+        t = time.perf_counter()
+        c = self.config
+        self._scheduler = BackoffScheduler.of(self._engine.units, c.match_limit, c.ban_length)
+        self._lowerer = Lowerer(self._eg)
+        self._root = self._lowerer.lower(self.program)
+        if self.seed is not None:
             self._lowerer.union(self._root, self._lowerer.lower(self.seed))
         self._lowerer.flush()
-        self.report.lower_time = time.perf_counter() - t_lower
-        snap = self._read()
-        self.report.enodes.append(snap.num_enodes)
-        self.report.eclasses.append(snap.num_eclasses)
-        self._fold = FoldStep(self._lowerer, set(rs.families))
-        self._run(start)
+        self._fold = FoldStep(self._lowerer, self._python_families)
+        self.report.lower_time += time.perf_counter() - t
+
+    def close(self) -> None:
+        """Read the e-graph back (extraction and queries keep working) and return the engine to the
+        pool. After close, only egglog's own extractors (egglog_tree, egglog_dag) are unavailable."""
+        if self._release.alive:
+            try:
+                _ = self.egraph
+            finally:
+                self._release()
+
+    @property
+    def closed(self) -> bool:
+        return not self._release.alive
 
     # -- the loop
     def _read(self) -> Snapshot:
@@ -107,17 +138,15 @@ class Saturation:
         return snap
 
     def _size(self) -> tuple[int, int]:
-        """(e-nodes, e-classes) now; a full snapshot only if one is at hand."""
-        if self._snapshot is not None:
-            return self._snapshot.num_enodes, self._snapshot.num_eclasses
+        """(e-nodes, e-classes) now: table sizes after the bookkeeping rules, no read-back."""
         t = time.perf_counter()
-        size = count(self._eg)
+        self._eg.parse_and_run_program("(run bookkeeping 1)")
+        sizes = dict(self._eg.parse_and_run_program("(print-size)")[0].sizes)
         self.report.raise_time += time.perf_counter() - t
-        return size
+        return sum(sizes.get(c, 0) for c in _OP_TABLES), sizes.get("Cls", 0)
 
     def _run(self, start: float) -> None:
-        rep, eg = self.report, self._eg
-        sched = self._scheduler
+        rep = self.report
         while True:
             if rep.iterations >= rep.iter_limit:
                 rep.stop_reason = StopReason.ITER_LIMIT
@@ -127,58 +156,65 @@ class Saturation:
                 return
             before = (rep.enodes[-1], rep.eclasses[-1])
             t_iteration = time.perf_counter()
-            changed = False
-            if sched.units:
-                t = time.perf_counter()
-                run_name, decl = sched.combined(sched.active())
-                if decl is not None:
-                    eg.parse_and_run_program(decl)
-                rep.egglog_time += time.perf_counter() - t
-            eg.parse_and_run_program("(push)")
-            cp = (self._lowerer.checkpoint(), self._fold.checkpoint(), sched.state(), sched.iteration)
-            if sched.units:
-                t = time.perf_counter()
-                out = eg.parse_and_run_program(f"(run {run_name} 1)")
-                rep.egglog_time += time.perf_counter() - t
-                report = out[0].report
-                changed = report.updated
-                sched.record(report.num_matches_per_rule)
-                for name, n in report.num_matches_per_rule.items():
-                    rep.matches[name] = rep.matches.get(name, 0) + n
-            if changed:
-                self._snapshot = None
-            if self._fold.active:
-                snap = self._current()
-                t = time.perf_counter()
-                if self._fold(snap):
-                    self._lowerer.flush()
-                    self._snapshot = None
-                rep.fold_time += time.perf_counter() - t
-            for name, k in self._fold.matches.items():
-                rep.matches[name] = rep.matches.get(name, 0) + k
-            self._fold.matches.clear()
+            changed = self._iterate(record=True)
             size = self._size()
             if size[0] > rep.node_budget:
-                eg.parse_and_run_program("(pop)")
-                self._lowerer.rollback(cp[0])
-                self._fold.rollback(cp[1])
-                sched.restore(cp[2], cp[3])
-                self._snapshot = None
                 rep.rolled_back, rep.overshoot = True, size[0]
                 rep.stop_reason = StopReason.NODE_BUDGET
+                self._replay(rep.iterations)
                 return
             rep.iterations += 1
             rep.enodes.append(size[0])
             rep.eclasses.append(size[1])
             rep.iteration_times.append(time.perf_counter() - t_iteration)
-            if size == before and not changed and not sched.any_banned:
+            if size == before and not changed and not self._scheduler.any_banned:
                 rep.stop_reason = StopReason.SATURATED
                 return
 
-    def close(self) -> None:
-        """Read the e-graph back (extraction and queries keep working) and let go of egglog's."""
-        _ = self.egraph
-        self._closed = True
+    def _iterate(self, record: bool) -> bool:
+        """One iteration: the scheduler's active rules in one egglog step, then the Python step.
+        Returns whether anything changed; with record, adds times and matches to the report."""
+        rep, sched = self.report, self._scheduler
+        changed = False
+        self._snapshot = None
+        if sched.units:
+            t = time.perf_counter()
+            out = self._eg.parse_and_run_program(f"(run {self._engine.combined(sched.active())} 1)")
+            rep.egglog_time += time.perf_counter() - t
+            report = out[0].report
+            changed = report.updated
+            sched.record(report.num_matches_per_rule)
+            if record:
+                for name, n in report.num_matches_per_rule.items():
+                    rep.matches[name] = rep.matches.get(name, 0) + n
+        if self._fold.active:
+            snap = self._read()
+            t = time.perf_counter()
+            if self._fold(snap):
+                self._lowerer.flush()
+                changed = True
+                self._snapshot = None
+            rep.fold_time += time.perf_counter() - t
+            if record:
+                for name, k in self._fold.matches.items():
+                    rep.matches[name] = rep.matches.get(name, 0) + k
+            self._fold.matches.clear()
+        return changed
+
+    def _replay(self, iterations: int) -> None:
+        """Undo an iteration that overshot the node budget: back to the clean e-graph, then the same
+        first `iterations` iterations again. egglog is deterministic on one thread, so this rebuilds
+        the e-graph exactly, without the full copy a per-iteration egglog (push) would make."""
+        rep = self.report
+        times = (rep.egglog_time, rep.fold_time, rep.lower_time, rep.raise_time)
+        t = time.perf_counter()
+        self._engine.restart()
+        self._load()
+        for _ in range(iterations):
+            self._iterate(record=False)
+        self._size()  # the bookkeeping tables, as after a kept iteration
+        rep.egglog_time, rep.fold_time, rep.lower_time, rep.raise_time = times
+        rep.replay_time = time.perf_counter() - t
 
     # -- reading the result
     def _current(self) -> Snapshot:
@@ -191,7 +227,8 @@ class Saturation:
             snap = self._current()
             t = time.perf_counter()
             root = snap.by_name[self._root]
-            self._egraph_cache = snap.to_egraph(self._lowerer.args, (root,), self._eg)
+            live = self._eg if not self.closed else None
+            self._egraph_cache = snap.to_egraph(self._lowerer.args, (root,), live, lambda: not self.closed)
             self.report.raise_time += time.perf_counter() - t
         return self._egraph_cache
 
@@ -257,8 +294,3 @@ class Saturation:
                         changed = True
                         break
         return build_programs(eg, choice)[0] if eg.roots[0] in choice else None
-
-
-def _n_expr(i: int) -> Any:
-    span = bindings.PanicSpan()
-    return bindings.Call(span, "N", [bindings.Lit(span, bindings.Int(i))])

@@ -21,6 +21,7 @@ It is only valid while the e-graph is the one that was serialized (Saturation ke
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from egglog import bindings
@@ -207,9 +208,14 @@ class Snapshot:
         return {v: f"c{i}" for i, v in enumerate(self.order)}
 
     def to_egraph(
-        self, args: list[Any], roots: tuple[bindings.Value, ...], live: bindings.EGraph | None
+        self,
+        args: list[Any],
+        roots: tuple[bindings.Value, ...],
+        live: bindings.EGraph | None,
+        is_live: Callable[[], bool] = lambda: True,
     ) -> EGraph:
-        """The extractors' EGraph (see the module docstring); `args` is the lowering's arg table."""
+        """The extractors' EGraph (see the module docstring); `args` is the lowering's arg table.
+        egglog's own extractors work on `live` while is_live() says it still holds this e-graph."""
         ids = self.class_ids()
         classes: dict[ClassId, EClass] = {}
         for v, nodes in self.classes.items():
@@ -217,7 +223,7 @@ class Snapshot:
             enodes = tuple(_enode(n, args, ids) for n in nodes)
             cid = ids[v]
             classes[cid] = EClass(cid, enodes, dtype, shape)
-        meta = {} if live is None else {"egglog": EgglogExtractor(live, self, ids, args)}
+        meta = {} if live is None else {"egglog": EgglogExtractor(live, self, ids, args, is_live)}
         return EGraph(classes, tuple(ids[r] for r in roots), meta)
 
 
@@ -238,12 +244,22 @@ class EgglogExtractor:
     """egglog's own tree and greedy-DAG extractors over the live e-graph (see the module docstring)."""
 
     def __init__(
-        self, live: bindings.EGraph, snap: Snapshot, ids: dict[bindings.Value, ClassId], args: list[Any]
+        self,
+        live: bindings.EGraph,
+        snap: Snapshot,
+        ids: dict[bindings.Value, ClassId],
+        args: list[Any],
+        is_live: Callable[[], bool],
     ):
-        self._live, self._snap, self._ids, self._args = live, snap, ids, args
+        self._live, self._snap, self._ids, self._args, self._is_live = live, snap, ids, args, is_live
         self._value_of = {cid: v for v, cid in ids.items()}
 
     def extract(self, mode: str, roots: tuple[ClassId, ...] | list[ClassId]) -> dict[ClassId, ENode]:
+        if not self._is_live():
+            raise SaturationError(
+                "egglog's extractors need the live e-graph, which was released when the saturation "
+                "closed: extract with them before close() (optimize and compare close it)"
+            )
         if mode not in ("tree", "dag"):
             raise SaturationError(f"egglog extraction mode must be 'tree' or 'dag', got {mode!r}")
         for r in roots:

@@ -107,6 +107,16 @@ def _schema() -> str:
         lines.append(f"(constructor {k.ctor} (String{_SIG[k.fields]}) Op)")
     # interval analysis of i32 scalars: every e-class's value lies in [lo, hi]; facts only tighten
     lines += ["(function lo (Op) i64 :merge (max old new))", "(function hi (Op) i64 :merge (min old new))"]
+    # bookkeeping, run after every iteration: Cls holds one row per e-class that has a UOp e-node
+    # (rows merge when classes do), so its size (print-size) is the number of e-classes; `ty` is
+    # each e-class's type string, for rules that need an operand's type (CAST to its own dtype)
+    lines += ["(relation Cls (Op))", "(function ty (Op) String :merge old)", "(ruleset bookkeeping)"]
+    for k in _KINDS.values():
+        term = f"({k.ctor} t {_LOADER_VARS[k.fields]})"
+        lines.append(f"(rule ((= e {term})) ((Cls e) (set (ty e) t)) :ruleset bookkeeping)")
+    for c in CONST_CTORS:
+        t = {"Int": "i32", "Bool": "bool"}.get(c, "f32")
+        lines.append(f'(rule ((= e ({c} v))) ((Cls e) (set (ty e) "{t}")) :ruleset bookkeeping)')
     # loaders
     lines += [f"(relation {name} ({sig}))" for name, sig in _LOADER_SIG.items()]
     lines += [

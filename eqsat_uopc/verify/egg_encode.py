@@ -295,11 +295,24 @@ class Encoder:
             self.hyps.append(z3.Implies(as_bool(d), b <= v if which == "lo" else v <= b))
         return self.bounds[key]
 
+    def type_of(self, var: Any, typ: str) -> None:
+        """(= (ty var) T): the schema's type analysis says var has type T; a typing where it has
+        another type cannot match, so it is not a question (IllTyped)."""
+        if not isinstance(var, str) or isinstance(var, Str):
+            raise NotEncodable(f"(ty {show(var)})")
+        if var not in self.terms:
+            self.new_term(var, typ)
+        else:
+            self._expect(typ, self.terms[var][2])
+
     # -- query and actions
     def query(self, atom: Any) -> None:
         if not isinstance(atom, list) or not atom:
             raise NotEncodable(f"query atom {show(atom)}")
         head, args = atom[0], atom[1:]
+        if head == "=" and len(args) == 2 and isinstance(args[0], list) and args[0][:1] == ["ty"]:
+            self.type_of(args[0][1], self.resolve(args[1]))
+            return
         if head == "=" and len(args) == 2:
             a, b = args
             if _is_term(b) or (isinstance(a, str) and a in self.terms and not _is_prim_expr(b)):

@@ -1,0 +1,86 @@
+"""The warm engine: rules parsed once per process, a clean e-graph per program, results as cold."""
+
+import gc
+
+import pytest
+from eqsat_uopc.rules import rule_set
+
+from eqsat_uopc import UOp, saturate
+from eqsat_uopc.corpus import caviar_dev, index_expressions
+from eqsat_uopc.pipeline.experiments import add_chain
+from eqsat_uopc.saturation import SaturationError
+from eqsat_uopc.saturation.engine import _POOL, clear_pool, engine_key, engine_stats
+
+CAVIAR = [e.program for e in caviar_dev()[:: 1303 // 12]][:12]
+INDEX = [e.program for e in index_expressions(8, seed=3)]
+
+
+def _outcome(program, **settings):
+    s = saturate(program, **settings)
+    try:
+        r = s.report
+        return (r.stop_reason, r.iterations, r.enodes, r.eclasses, s.extract().program)
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("int_semantics", ["wrap", "no_overflow"])
+def test_a_warm_engine_gives_what_a_cold_one_gives(int_semantics):
+    settings = dict(int_semantics=int_semantics, node_budget=4_000, time_limit=60.0, iter_limit=12)
+    cold = []
+    for p in CAVIAR + INDEX:
+        clear_pool()
+        cold.append(_outcome(p, **settings))
+    warm = [_outcome(p, **settings) for p in CAVIAR + INDEX]  # one engine, reused in turn
+    assert warm == cold
+    assert any(c[0] == "node_budget" for c in cold) and any(c[0] == "saturated" for c in cold)
+
+
+def test_rules_are_parsed_once_per_key_and_engines_are_reused():
+    clear_pool()
+    key = engine_key(rule_set("default"), "wrap")
+    label = "+".join(key[0]) + "/wrap"
+    before = engine_stats().get(label, {"created": 0, "programs": 0})
+    x = UOp.param(0)
+    for k in range(5):
+        saturate(x + k).close()
+    after = engine_stats()[label]
+    assert (after["created"] - before["created"], after["programs"] - before["programs"]) == (1, 5)
+    assert len(_POOL[key]) == 1
+
+
+def test_an_open_saturation_holds_its_engine_and_gc_returns_it():
+    clear_pool()
+    key = engine_key(rule_set("default"), "wrap")
+    x = UOp.param(0)
+    a = saturate(x * 2)
+    b = saturate(x * 3)  # a holds its engine: b gets a second one
+    assert len(_POOL[key]) == 0 and not a.closed
+    del a
+    gc.collect()
+    assert len(_POOL[key]) == 1  # the finalizer popped a's program and returned its engine
+    b.close()
+    assert len(_POOL[key]) == 2 and b.closed
+    b.close()  # closing twice is harmless
+    assert len(_POOL[key]) == 2
+
+
+def test_after_close_extraction_and_queries_work_but_egglog_extractors_do_not():
+    x = UOp.param(0)
+    s = saturate(x * 2 + x * 2 + x * 0, node_budget=2_000)
+    live = s.extract(extractor="egglog_dag").program
+    s.close()
+    assert s.extract().program is x * 4 and live in (x * 4, UOp.const(4) * x)
+    assert s.equivalent(x * 2 + x * 2, x * 4) and not s.equivalent(x * 2, x * 4)
+    with pytest.raises(SaturationError, match=r"^egglog's extractors need the live e-graph"):
+        s.extract(extractor="egglog_tree")
+
+
+def test_an_overshooting_iteration_is_undone_by_replaying_the_kept_ones():
+    chain = add_chain(10)
+    over = saturate(chain, rules="ac", node_budget=5_000)
+    exact = saturate(chain, rules="ac", iter_limit=over.report.iterations, node_budget=100_000)
+    assert over.report.stop_reason == "node_budget" and over.report.overshoot > 5_000
+    assert over.report.enodes == exact.report.enodes == [19, 44, 160, 1014]
+    assert over.report.replay_time > 0 and over.egraph.num_enodes == exact.egraph.num_enodes == 1014
+    assert over.extract().program is exact.extract().program
