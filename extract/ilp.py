@@ -332,6 +332,20 @@ def _prune(problem: ExtractionProblem, upper: float) -> tuple[list[bool], Any]:
     return ok, (necessary_classes(problem, ok) if nec is not None else None)
 
 
+def _necessary_cost(problem: ExtractionProblem, ok: list[bool], nec: list) -> float:
+    """A lower bound on the DAG cost of any choice: every term of a root holds each of the root's
+    necessary classes, distinct, and each costs at least its cheapest usable e-node."""
+    need: set[int] = set()
+    for r in problem.roots:
+        if nec[r] is None:
+            return 0.0
+        need |= nec[r]
+    cheapest = (
+        min((problem.node_cost[n] for n in problem.class_nodes[c] if ok[n]), default=0.0) for c in need
+    )
+    return float(sum(cheapest))
+
+
 def _kept_nodes(problem: ExtractionProblem, ok: list[bool]) -> tuple[dict[int, list[int]], dict[int, int]]:
     """The undominated usable e-nodes of every class reachable from the roots, and the dominated
     e-nodes replaced by the one that dominates them."""
@@ -359,7 +373,12 @@ class IlpExtractor:
         greedy = improve_choice(problem, greedy_dag_choice(problem)[0])
         if any(r not in greedy for r in problem.roots):
             return Solution(greedy, info={"status": "no finite term"})  # extract reports which root
-        ok, nec = _prune(problem, problem.dag_cost(greedy))
+        upper = problem.dag_cost(greedy)
+        ok, nec = _prune(problem, upper)
+        if problem.kind == "dag" and nec is not None:
+            bound = _necessary_cost(problem, ok, nec)
+            if upper <= bound + 1e-9 * max(1.0, abs(upper)):  # greedy already meets a lower bound
+                return Solution(greedy, optimal=True, bound=bound, info={"status": "bound met", "rounds": 0})
         kept, replaced = _kept_nodes(problem, ok)
         best = {c: replaced.get(n, n) for c, n in greedy.items()}
         if all(len(nodes) == 1 for nodes in kept.values()):

@@ -24,7 +24,7 @@ from eqsat_uopc.extract.ilp import IlpExtractor
 
 __all__ = ["AUTO_EXACT_MAX_ENODES", "AUTO_TIME_LIMIT", "EXTRACTORS", "choose_extractor", "extractor_named"]
 
-AUTO_EXACT_MAX_ENODES = 20_000
+AUTO_EXACT_MAX_ENODES = 2_000
 AUTO_TIME_LIMIT = 10.0
 
 EXTRACTORS: dict[str, Any] = {

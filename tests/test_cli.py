@@ -67,7 +67,7 @@ def test_optimize_prints_the_best_program_and_its_report(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "%0 = const 49"
     assert out[1] == "# cost (dag_size): 1, proved optimal; int semantics wrap"
-    assert out[2].startswith("# saturation: saturated after ")
+    assert out[2].startswith("# saturation: constant after ")
 
 
 def test_optimize_json_under_no_overflow(capsys):

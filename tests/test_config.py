@@ -21,6 +21,7 @@ def test_defaults_live_in_one_place_and_every_setting_has_help():
         "match_limit": 1000,
         "ban_length": 5,
         "seed_greedy": True,
+        "stop_at_constant": True,
         "cost": "dag_size",
         "extractor": "auto",
         "extract_time_limit": 5.0,

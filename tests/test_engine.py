@@ -26,7 +26,9 @@ def _outcome(program, **settings):
 
 @pytest.mark.parametrize("int_semantics", ["wrap", "no_overflow"])
 def test_a_warm_engine_gives_what_a_cold_one_gives(int_semantics):
-    settings = dict(int_semantics=int_semantics, node_budget=4_000, time_limit=60.0, iter_limit=12)
+    settings = dict(
+        int_semantics=int_semantics, node_budget=4_000, time_limit=60.0, iter_limit=12, stop_at_constant=False
+    )
     cold = []
     for p in CAVIAR + INDEX:
         clear_pool()
@@ -84,3 +86,13 @@ def test_an_overshooting_iteration_is_undone_by_replaying_the_kept_ones():
     assert over.report.enodes == exact.report.enodes == [19, 44, 160, 1014]
     assert over.report.replay_time > 0 and over.egraph.num_enodes == exact.egraph.num_enodes == 1014
     assert over.extract().program is exact.extract().program
+
+
+def test_a_run_stops_when_the_root_holds_a_constant_unless_told_not_to():
+    x = UOp.param(0)
+    p = (x + 1) * 2 + x * 0 < x * 2 + 3
+    early = saturate(p, int_semantics="no_overflow", seed_greedy=False)
+    full = saturate(p, int_semantics="no_overflow", seed_greedy=False, stop_at_constant=False)
+    assert early.report.stop_reason == "constant" and full.report.stop_reason != "constant"
+    assert early.report.iterations < full.report.iterations
+    assert early.extract().program is full.extract().program is UOp.const(True)

@@ -32,6 +32,8 @@ FIELD_HELP: dict[str, str] = {
     "time_limit": "seconds of saturation at most (checked between iterations)",
     "match_limit": "back-off: a rule matching more often in one iteration is banned ...",
     "ban_length": "... for this many iterations (both double at each new ban of that rule)",
+    "stop_at_constant": "stop as soon as the root's e-class holds a constant, the cheapest program under "
+    "every built-in cost model (a user cost model that prices constants above other ops may want no)",
     "seed_greedy": "put the greedy result (its rules sound under int_semantics) in the root's e-class "
     "before saturating, so extraction never does worse (rule sets with the symbolic families, "
     "programs without f32)",
@@ -53,6 +55,7 @@ class SaturationConfig:
     match_limit: int = 1000
     ban_length: int = 5
     seed_greedy: bool = True
+    stop_at_constant: bool = True
     cost: Any = "dag_size"
     extractor: Any = "auto"
     extract_time_limit: float | None = 5.0
@@ -68,8 +71,9 @@ class SaturationConfig:
         _check_positive("time_limit", self.time_limit, integer=False)
         if self.extract_time_limit is not None:
             _check_positive("extract_time_limit", self.extract_time_limit, integer=False)
-        if not isinstance(self.seed_greedy, bool):
-            raise SaturationError(f"seed_greedy must be True or False, got {self.seed_greedy!r}")
+        for name in ("seed_greedy", "stop_at_constant"):
+            if not isinstance(getattr(self, name), bool):
+                raise SaturationError(f"{name} must be True or False, got {getattr(self, name)!r}")
         from eqsat_uopc.extract import cost_model, extractor_named
 
         cost_model(self.cost)  # CostModelError naming the problem

@@ -36,7 +36,15 @@ class Engine:
         text, self.units = egglog_program(rule_set, int_semantics)
         self.egraph.parse_and_run_program(SCHEMA + text)
         self.leased = False
-        self._combined: dict[tuple[str, ...], str] = {}
+        # the combination of every unit (what a run starts with, before any ban) is declared here,
+        # outside any program, so it survives every pop; others are declared by the program that
+        # needs them and forgotten with it
+        everything = tuple(u for u, _ in self.units)
+        self._base = {everything: "run_all"} if everything else {}
+        for rulesets, name in self._base.items():
+            self.egraph.parse_and_run_program(f"(unstable-combined-ruleset {name} {' '.join(rulesets)})")
+            self.egraph.parse_and_run_program(f"(run {name} 1)")  # warm up egglog's query plans
+        self._combined: dict[tuple[str, ...], str] = dict(self._base)
         self._stats = _STATS[self.key]
         self._stats["created"] += 1
 
@@ -59,7 +67,7 @@ class Engine:
     def restart(self) -> None:
         """Back to a clean e-graph within the same lease (pop the program, begin again)."""
         self.egraph.parse_and_run_program("(pop)")
-        self._combined.clear()
+        self._combined = dict(self._base)
         self.egraph.parse_and_run_program("(push)")
 
     def release(self) -> None:
@@ -67,7 +75,7 @@ class Engine:
         if not self.leased:
             return
         self.egraph.parse_and_run_program("(pop)")
-        self._combined.clear()
+        self._combined = dict(self._base)
         self.leased = False
         _POOL[self.key].append(self)
 

@@ -17,6 +17,7 @@ class StopReason(StrEnum):
     NODE_BUDGET = "node_budget"  # the next iteration would have passed the budget: rolled back
     ITER_LIMIT = "iter_limit"
     TIME_LIMIT = "time_limit"
+    CONSTANT = "constant"  # the root's e-class holds a constant: nothing is cheaper (stop_at_constant)
 
     def __str__(self) -> str:
         return self.value

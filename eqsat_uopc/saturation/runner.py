@@ -19,6 +19,8 @@ import time
 import weakref
 from typing import Any
 
+from egglog import bindings
+
 from eqsat_uopc.extract import Extraction, build_programs, extract
 from eqsat_uopc.greedy.symbolic import simplify_under
 from eqsat_uopc.ir.dtype import dtypes
@@ -170,6 +172,17 @@ class Saturation:
             if size == before and not changed and not self._scheduler.any_banned:
                 rep.stop_reason = StopReason.SATURATED
                 return
+            if self.config.stop_at_constant and self._root_is_constant():
+                rep.stop_reason = StopReason.CONSTANT
+                return
+
+    def _root_is_constant(self) -> bool:
+        """Does the root's e-class hold a scalar constant (the bookkeeping relation Const)?"""
+        if self.program.shape:
+            return False
+        span = bindings.PanicSpan()
+        _, root = self._eg.eval_expr(bindings.Call(span, "N", [bindings.Lit(span, bindings.Int(self._root))]))
+        return self._eg.lookup_function("Const", [root]) is not None
 
     def _iterate(self, record: bool) -> bool:
         """One iteration: the scheduler's active rules in one egglog step, then the Python step.

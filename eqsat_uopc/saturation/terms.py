@@ -110,13 +110,15 @@ def _schema() -> str:
     # bookkeeping, run after every iteration: Cls holds one row per e-class that has a UOp e-node
     # (rows merge when classes do), so its size (print-size) is the number of e-classes; `ty` is
     # each e-class's type string, for rules that need an operand's type (CAST to its own dtype)
-    lines += ["(relation Cls (Op))", "(function ty (Op) String :merge old)", "(ruleset bookkeeping)"]
+    # (and Const marks the e-classes that hold a scalar constant: a root there cannot get smaller)
+    lines += ["(relation Cls (Op))", "(function ty (Op) String :merge old)", "(relation Const (Op))"]
+    lines += ["(ruleset bookkeeping)"]
     for k in _KINDS.values():
         term = f"({k.ctor} t {_LOADER_VARS[k.fields]})"
         lines.append(f"(rule ((= e {term})) ((Cls e) (set (ty e) t)) :ruleset bookkeeping)")
     for c in CONST_CTORS:
         t = {"Int": "i32", "Bool": "bool"}.get(c, "f32")
-        lines.append(f'(rule ((= e ({c} v))) ((Cls e) (set (ty e) "{t}")) :ruleset bookkeeping)')
+        lines.append(f'(rule ((= e ({c} v))) ((Cls e) (set (ty e) "{t}") (Const e)) :ruleset bookkeeping)')
     # loaders
     lines += [f"(relation {name} ({sig}))" for name, sig in _LOADER_SIG.items()]
     lines += [
