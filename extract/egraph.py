@@ -36,23 +36,34 @@ class EGraphError(ValueError):
     """A malformed e-graph or e-graph text: the message names the e-class, e-node or field."""
 
 
-@dataclass(frozen=True, eq=False)
 class ENode:
-    """One operator over child e-classes; equal when op, arg (by UOp's rules) and children are."""
+    """One operator over child e-classes; equal when op, arg (by UOp's rules) and children are.
 
-    op: Ops
-    arg: Any
-    children: tuple[ClassId, ...]
+    Immutable; its key (op, arg_key(arg), children) is computed once, since e-graphs of a million
+    e-nodes hash every one of them several times (validation, indexing, lookups)."""
 
-    @property
-    def key(self) -> tuple:
-        return (self.op, arg_key(self.arg), self.children)
+    __slots__ = ("_hash", "arg", "children", "key", "op")
+
+    def __init__(self, op: Ops, arg: Any, children: tuple[ClassId, ...]) -> None:
+        key = (op, arg_key(arg), children)
+        set_ = object.__setattr__
+        set_(self, "op", op)
+        set_(self, "arg", arg)
+        set_(self, "children", children)
+        set_(self, "key", key)
+        set_(self, "_hash", hash(key))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"ENode is immutable (cannot set {name})")
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ENode) and self.key == other.key
+        return isinstance(other, ENode) and self._hash == other._hash and self.key == other.key
 
     def __hash__(self) -> int:
-        return hash(self.key)
+        return self._hash
+
+    def __reduce__(self) -> tuple:
+        return (ENode, (self.op, self.arg, self.children))
 
     def __repr__(self) -> str:
         kids = ", ".join(self.children)

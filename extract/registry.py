@@ -9,7 +9,10 @@ Register your own with `EXTRACTORS[name] = obj`.
 - a "dag" cost model on an e-graph of at most AUTO_EXACT_MAX_ENODES e-nodes: exact (an ILP warm-
   started with the greedy DAG result, so never worse than greedy), with the caller's time limit or
   AUTO_TIME_LIMIT seconds;
-- a "dag" cost model on a larger e-graph: greedy_dag.
+- a "dag" cost model on an e-graph of at most AUTO_GREEDY_MAX_ENODES e-nodes: greedy_dag (its
+  cost sets make it quadratic on long chains);
+- a "dag" cost model on a larger e-graph: bottom_up (the tree aggregation of the same costs,
+  linear; extraction's candidates keep it from doing worse than a known program).
 """
 
 from __future__ import annotations
@@ -22,9 +25,17 @@ from eqsat_uopc.extract.errors import ExtractionError
 from eqsat_uopc.extract.greedy_dag import GreedyDagExtractor
 from eqsat_uopc.extract.ilp import IlpExtractor
 
-__all__ = ["AUTO_EXACT_MAX_ENODES", "AUTO_TIME_LIMIT", "EXTRACTORS", "choose_extractor", "extractor_named"]
+__all__ = [
+    "AUTO_EXACT_MAX_ENODES",
+    "AUTO_GREEDY_MAX_ENODES",
+    "AUTO_TIME_LIMIT",
+    "EXTRACTORS",
+    "choose_extractor",
+    "extractor_named",
+]
 
 AUTO_EXACT_MAX_ENODES = 2_000
+AUTO_GREEDY_MAX_ENODES = 50_000  # greedy_dag's cost sets grow with depth: quadratic on long chains
 AUTO_TIME_LIMIT = 10.0
 
 EXTRACTORS: dict[str, Any] = {
@@ -49,4 +60,6 @@ def choose_extractor(kind: str, num_enodes: int, time_limit: float | None) -> tu
         return EXTRACTORS["bottom_up"], time_limit
     if num_enodes <= AUTO_EXACT_MAX_ENODES:
         return EXTRACTORS["exact"], AUTO_TIME_LIMIT if time_limit is None else time_limit
-    return EXTRACTORS["greedy_dag"], time_limit
+    if num_enodes <= AUTO_GREEDY_MAX_ENODES:
+        return EXTRACTORS["greedy_dag"], time_limit
+    return EXTRACTORS["bottom_up"], time_limit

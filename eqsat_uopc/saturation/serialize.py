@@ -32,7 +32,7 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.saturation.errors import SaturationError
 from eqsat_uopc.saturation.terms import KINDS, OP_OF, parse_type
 
-__all__ = ["EgglogExtractor", "SNode", "Snapshot", "count"]
+__all__ = ["EgglogExtractor", "SNode", "Snapshot"]
 
 _CONST_TYPE = {"Int": "i32", "Bool": "bool", "Flt": "f32", "Dbl": "f32"}
 _KEYED = {k.ctor for k in KINDS.values() if "k" in k.fields}
@@ -61,24 +61,7 @@ class SNode(NamedTuple):
         return self.prim
 
 
-def count(egraph: bindings.EGraph) -> tuple[int, int]:
-    """(UOp e-nodes, UOp e-classes) of the live e-graph, without indexing it."""
-    funcs = egraph.freeze().functions
-    outputs: set[bindings.Value] = set()
-    hidden: list[bindings.Value] = []
-    n = 0
-    for ctor in _OP_CTORS:
-        f = funcs.get(ctor)
-        if f is not None:
-            live = [r.output for r in f.rows if not r.subsumed]
-            if len(live) < len(f.rows):
-                hidden += [r.output for r in f.rows if r.subsumed]
-            n += len(live)
-            outputs.update(live)
-    orphans = [
-        v for v in hidden if v not in outputs
-    ]  # as Snapshot: a class with only subsumed e-nodes keeps them
-    return n + len(orphans), len(outputs | set(orphans))
+new_snode = tuple.__new__  # SNode(...) without NamedTuple's Python-level __new__: a hot loop
 
 
 def _snode(ctor: str, row: Any, s: Any, to_int: Any, to_bool: Any, flat: Any) -> SNode:
@@ -139,7 +122,7 @@ class Snapshot:
                     if row.subsumed:
                         hidden.append((ctor, row))
                         continue
-                    n = SNode(ctor, t, conv(row.inputs[0]), ())
+                    n = new_snode(SNode, (ctor, t, conv(row.inputs[0]), ()))
                     classes.setdefault(row.output, []).append(n)
                     mine.append((row.output, n))
                     index[(ctor, t, n.prim, ())] = row.output
@@ -158,7 +141,7 @@ class Snapshot:
                         kids = (*rest[:-1], *flat(rest[-1]))
                     else:
                         kids = tuple(rest)
-                    n = SNode(ctor, t, prim, kids)
+                    n = new_snode(SNode, (ctor, t, prim, kids))
                     classes.setdefault(row.output, []).append(n)
                     mine.append((row.output, n))
                     index[(ctor, t, prim, kids)] = row.output
@@ -220,7 +203,7 @@ class Snapshot:
         classes: dict[ClassId, EClass] = {}
         for v, nodes in self.classes.items():
             dtype, shape = parse_type(self.types[v])
-            enodes = tuple(_enode(n, args, ids) for n in nodes)
+            enodes = tuple([_enode(n, args, ids) for n in nodes])
             cid = ids[v]
             classes[cid] = EClass(cid, enodes, dtype, shape)
         meta = {} if live is None else {"egglog": EgglogExtractor(live, self, ids, args, is_live)}
@@ -228,16 +211,15 @@ class Snapshot:
 
 
 def _enode(n: SNode, args: list[Any], ids: dict[bindings.Value, ClassId]) -> ENode:
-    op = n.op
-    if op is Ops.CONST:
-        arg: Any = n.const_value()
-    elif op is Ops.CAST:
-        arg = parse_type(n.t)[0]
-    elif n.prim is not None:
-        arg = args[n.prim]
+    ctor, t, prim, kids = n
+    if ctor in _CONST_TYPE:
+        return ENode(Ops.CONST, n.const_value(), ())
+    op = OP_OF[ctor]
+    if op is Ops.CAST:
+        arg: Any = parse_type(t)[0]
     else:
-        arg = None
-    return ENode(op, arg, tuple(ids[k] for k in n.kids))
+        arg = None if prim is None else args[prim]
+    return ENode(op, arg, tuple([ids[k] for k in kids]) if kids else ())
 
 
 class EgglogExtractor:
