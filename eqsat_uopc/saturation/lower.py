@@ -26,7 +26,7 @@ from egglog import bindings
 from eqsat_uopc.ir.dtype import f32_bits, f32_from_bits
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp, arg_key
-from eqsat_uopc.saturation.terms import KINDS, type_string
+from eqsat_uopc.saturation.terms import KINDS, LOADER_SORTS, type_string
 
 __all__ = ["Lowerer", "arg_key", "const_row", "term_key"]
 
@@ -175,9 +175,17 @@ class Lowerer:
         return ids[root]
 
     def flush(self) -> bool:
-        """Load every pending row into egglog (one iteration of `load`); False if there was none."""
+        """Load every pending row into egglog (one iteration of `load`); False if there was none.
+
+        A few rows go in as egglog facts in the command text; many go through TSV files and
+        `(input ...)`, which egglog reads far faster than it parses one fact per row."""
         if not self.rows:
             return False
+        if sum(map(len, self.rows.values())) <= INLINE_ROWS:
+            facts = [_fact(rel, line) for rel, lines in self.rows.items() for line in lines]
+            self.rows.clear()
+            self.egraph.parse_and_run_program("\n".join([*facts, "(run load 1)"]))
+            return True
         if self._dir is None:  # one directory per Lowerer, removed with it
             self._dir = tempfile.mkdtemp(prefix="eqsat_uopc_")
             weakref.finalize(self, shutil.rmtree, self._dir, True)
@@ -195,3 +203,15 @@ class Lowerer:
 
 
 _MOVEMENT = frozenset({Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.SHRINK})
+INLINE_ROWS = 2_000  # up to this many rows, facts in the command text cost less than files
+
+
+def _fact(rel: str, line: str) -> str:
+    """One loader row as an egglog fact: `(LdB 3 "ADD" "i32" 1 2)` (the String fields quoted)."""
+    fields = line.split("\t")
+    sorts = LOADER_SORTS[rel]
+    return (
+        "("
+        + " ".join([rel, *(f'"{v}"' if t == "String" else v for v, t in zip(fields, sorts, strict=True))])
+        + ")"
+    )

@@ -29,7 +29,16 @@ from dataclasses import dataclass
 from eqsat_uopc.ir.dtype import DType, dtypes
 from eqsat_uopc.ir.ops import Ops
 
-__all__ = ["CONST_CTORS", "CTOR_OF", "OP_OF", "SCHEMA", "TermKind", "parse_type", "type_string"]
+__all__ = [
+    "CONST_CTORS",
+    "CTOR_OF",
+    "LOADER_SORTS",
+    "OP_OF",
+    "SCHEMA",
+    "TermKind",
+    "parse_type",
+    "type_string",
+]
 
 
 @dataclass(frozen=True)
@@ -148,6 +157,16 @@ def _schema() -> str:
 
 
 SCHEMA = _schema()
+# loader relation -> the sorts of its columns (the one-int-payload loaders of constants and lists too)
+LOADER_SORTS: dict[str, tuple[str, ...]] = {name: tuple(sig.split()) for name, sig in _LOADER_SIG.items()} | {
+    "LdInt": ("i64", "i64"),
+    "LdBool": ("i64", "i64"),
+    "LdFlt": ("i64", "i64"),
+    "LdDbl": ("i64", "i64"),
+    "LdCons": ("i64", "i64", "i64"),
+    "LdNil": ("i64",),
+    "LdUnion": ("i64", "i64"),
+}
 
 _type_cache: dict[str, tuple[DType, tuple[int, ...]]] = {}
 

@@ -1,0 +1,155 @@
+"""The warm saturation engine: per-program cost against the greedy engine, and scaling with size.
+
+    .venv/bin/python bench/engine.py               # everything (several minutes: 1M-node scaling)
+    .venv/bin/python bench/engine.py --quick       # a smoke test (small samples, no 1M run)
+    .venv/bin/python bench/engine.py --sizes 1000,10000 --limit 300
+
+Sections (every time measured in this process, this run):
+1. A one-node program: a cold `saturate` (a new engine: schema and rules parsed) against warm ones
+   (the engine reused). Median of repeats; the ratio warm / cold.
+2. `optimize` (default settings, no_overflow) over the bundled Caviar corpus, next to greedy
+   `graph_rewrite(symbolic)` timed on the same programs; mean and median per program, and the mean
+   against Caviar's recorded 0.78 s (`caviar_result.total_time_s`; target: a tenth of it).
+3. `optimize` (default settings) over generated index expressions, next to greedy: median ratio
+   (target: at most 30x).
+4. Scaling: a program of n nodes (a sum of n distinct constants onto an input, so every rule family
+   has work and the e-graph grows) saturated for two iterations with a budget that never binds:
+   lowering, egglog, read-back and extraction, each in microseconds per e-node.
+5. Warm against cold: the extracted programs and reports of a corpus sample on fresh engines and on
+   one reused engine; any difference is printed (there should be none).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from eqsat_uopc import UOp, optimize, saturate  # noqa: E402
+from eqsat_uopc.corpus import caviar_dev, index_expressions  # noqa: E402
+from eqsat_uopc.greedy import graph_rewrite, symbolic  # noqa: E402
+from eqsat_uopc.saturation.engine import clear_pool  # noqa: E402
+
+CAVIAR_RECORDED_MEAN = 0.78  # seconds per expression, Caviar's own runs (the corpus records them)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.2f} ms"
+
+
+def one_node(repeats: int) -> None:
+    p = UOp.param(0) + 1
+    cold, warm = [], []
+    for _ in range(repeats):
+        clear_pool()
+        t = time.perf_counter()
+        saturate(p).close()
+        cold.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        saturate(p).close()
+        warm.append(time.perf_counter() - t)
+    c, w = statistics.median(cold), statistics.median(warm)
+    print(f"1. saturate(x + 1): cold {ms(c)}, warm {ms(w)}: warm/cold {w / c:.3f} (target <= 0.033)")
+
+
+def greedy_time(p: UOp) -> float:
+    t = time.perf_counter()
+    graph_rewrite(p, symbolic)
+    return time.perf_counter() - t
+
+
+def corpus(name: str, programs: list[UOp], int_semantics: str) -> tuple[list[float], list[float]]:
+    opt, greedy = [], []
+    for p in programs:
+        greedy.append(greedy_time(p))
+        t = time.perf_counter()
+        optimize(p, int_semantics=int_semantics)
+        opt.append(time.perf_counter() - t)
+    mo, mg = statistics.median(opt), statistics.median(greedy)
+    print(
+        f"   {name}: {len(programs)} programs ({int_semantics}); optimize median {ms(mo)}, mean "
+        f"{ms(statistics.mean(opt))}, max {ms(max(opt))}; greedy median {ms(mg)}, mean "
+        f"{ms(statistics.mean(greedy))}; median ratio {mo / mg:.1f}x"
+    )
+    return opt, greedy
+
+
+def scaling(sizes: list[int]) -> None:
+    print("4. scaling (2 iterations of the default rules, seed_greedy off; us per e-node):")
+    print(
+        f"   {'nodes':>9} {'e-nodes':>9} {'lower':>7} {'egglog':>7} {'read':>7} {'extract':>8} {'total s':>8}"
+    )
+    x = UOp.param(0)
+    for n in sizes:
+        p = x
+        for i in range(n // 2):
+            p = p + i
+        t0 = time.perf_counter()
+        s = saturate(p, node_budget=10**8, iter_limit=2, time_limit=10**6, seed_greedy=False)
+        t1 = time.perf_counter()
+        g = s.egraph
+        t2 = time.perf_counter()
+        s.extract()
+        t3 = time.perf_counter()
+        s.close()
+        e = g.num_enodes
+        r = s.report
+        per = [r.lower_time, r.egglog_time + r.replay_time, t2 - t1, t3 - t2]
+        cells = " ".join(f"{v / e * 1e6:7.2f}" for v in per)
+        print(f"   {p.size:9,} {e:9,} {cells} {t3 - t0:8.1f}")
+
+
+def warm_equals_cold(programs: list[UOp]) -> None:
+    def outcome(p: UOp):
+        s = saturate(p, int_semantics="no_overflow", time_limit=60.0)
+        r = s.report
+        out = (str(r.stop_reason), r.iterations, r.enodes, r.eclasses, s.extract().program)
+        s.close()
+        return out
+
+    cold = []
+    for p in programs:
+        clear_pool()
+        cold.append(outcome(p))
+    warm = [outcome(p) for p in programs]
+    diff = [k for k, (a, b) in enumerate(zip(cold, warm, strict=True)) if a != b]
+    print(f"5. warm vs cold on {len(programs)} programs: {len(diff)} differ {diff[:10]}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--limit", type=int, default=None, help="Caviar programs (default: all 1,303)")
+    ap.add_argument("--index", type=int, default=300, help="generated index expressions")
+    ap.add_argument("--sizes", default=None, help="comma-separated node counts for the scaling table")
+    args = ap.parse_args()
+    quick = args.quick
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else (
+        [1_000, 10_000] if quick else [1_000, 10_000, 100_000, 1_000_000]
+    )  # fmt: skip
+    entries = caviar_dev()
+    limit = 40 if quick and args.limit is None else args.limit
+    entries = entries[:limit]
+    index = [e.program for e in index_expressions(20 if quick else args.index, seed=7)]
+
+    one_node(5 if quick else 15)
+    print("2.-3. optimize against greedy, per program:")
+    opt, _ = corpus("Caviar", [e.program for e in entries], "no_overflow")
+    print(
+        f"   Caviar mean {ms(statistics.mean(opt))} against Caviar's recorded {CAVIAR_RECORDED_MEAN} s: "
+        f"{statistics.mean(opt) / CAVIAR_RECORDED_MEAN:.3f} (target <= 0.1)"
+    )
+    corpus("index expressions", index, "wrap")
+    corpus("index expressions", index, "no_overflow")
+    scaling(sizes)
+    sample = [e.program for e in entries[:: max(1, len(entries) // 30)]] + index[:20]
+    warm_equals_cold(sample)
+
+
+if __name__ == "__main__":
+    main()
