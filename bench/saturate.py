@@ -36,9 +36,9 @@ from eqsat_uopc.corpus import caviar_path, index_expressions, load_caviar  # noq
 from eqsat_uopc.greedy import simplify  # noqa: E402
 from eqsat_uopc.ir.uop import UOp  # noqa: E402
 from eqsat_uopc.saturation import saturate  # noqa: E402
-from eqsat_uopc.saturation.check import check_sound  # noqa: E402
 from eqsat_uopc.saturation.lower import Lowerer  # noqa: E402
 from eqsat_uopc.saturation.terms import SCHEMA  # noqa: E402
+from eqsat_uopc.verify.egraph_soundness import check_sound  # noqa: E402
 
 VERDICT = {"true_on_all_samples": True, "false_on_all_samples": False}
 

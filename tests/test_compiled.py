@@ -6,10 +6,10 @@ from hypothesis import strategies as st
 
 from eqsat_uopc.greedy import PatternMatcher, UPat, evaluate, graph_rewrite, symbolic
 from eqsat_uopc.greedy.compiled import compile_rewriter, compile_upat, matcher_source
-from eqsat_uopc.greedy.soundness import pattern_instances
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.verify.rule_sampling import pattern_instances
 from tests.strategies import programs
 
 RULES = (symbolic + evaluate).rules

@@ -19,7 +19,7 @@ from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.saturation import saturate
-from eqsat_uopc.saturation.check import check_sound
+from eqsat_uopc.verify.egraph_soundness import check_sound
 
 x, y = UOp.param(0), UOp.param(1)
 f = UOp.param(2, dtypes.f32)

@@ -2,7 +2,7 @@
 
 For a sample of each corpus (the full corpus runs in bench/saturate.py): saturate under a budget,
 then on random inputs (small and full-range int32) every e-node of every e-class must evaluate to
-its class's value (eqsat_uopc.saturation.check.check_sound), a `mixed` Caviar expression must never
+its class's value (eqsat_uopc.verify.egraph_soundness.check_sound), a `mixed` Caviar expression must never
 be merged with a constant, and a constant found must be the sampled verdict.
 """
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from eqsat_uopc.corpus import caviar_path, index_expressions, load_caviar
 from eqsat_uopc.greedy import simplify
 from eqsat_uopc.saturation import saturate
-from eqsat_uopc.saturation.check import check_sound
+from eqsat_uopc.verify.egraph_soundness import check_sound
 from tests.strategies import inputs_for, programs, range_bindings
 
 CAVIAR = caviar_path()

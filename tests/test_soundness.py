@@ -6,11 +6,11 @@ import random
 
 from eqsat_uopc.corpus import caviar_path, load_caviar
 from eqsat_uopc.greedy import PatternMatcher, Rule, UPat, evaluate, simplify, symbolic
-from eqsat_uopc.greedy.soundness import check_rule, check_rules, evaluate_checked, same_value
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.values import random_value
+from eqsat_uopc.verify.rule_sampling import check_rule, check_rules, evaluate_checked, same_value
 
 I32_MAX, I32_MIN = 2**31 - 1, -(2**31)
 p0, p1 = UOp.param(0, dtypes.i32), UOp.param(1, dtypes.i32)

@@ -9,9 +9,9 @@ from eqsat_uopc.greedy import run, to_python
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp, rebuild
+from eqsat_uopc.semantics.interpret import interpret
 from eqsat_uopc.semantics.values import bind_params, same_value
 from eqsat_uopc.verify import Z3Domain, evaluate, prove_equivalent
-from eqsat_uopc.verify.interpret import interpret
 from tests.strategies import inputs_for, programs, range_bindings
 
 INT_PROGRAMS = programs(dtypes=(dtypes.i32, dtypes.bool), shaped=True, calls=True, ranges=True, max_ops=12)

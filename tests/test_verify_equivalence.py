@@ -11,8 +11,8 @@ from eqsat_uopc.ir.dtype import dtypes, truncate
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.interpret import interpret
 from eqsat_uopc.verify import Z3Domain, check_equivalent, evaluate, prove_equivalent
-from eqsat_uopc.verify.interpret import interpret
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 x, y = UOp.param(0), UOp.param(1)

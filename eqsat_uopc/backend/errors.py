@@ -12,6 +12,15 @@ number in the original program's toposort (the `%N` of its .uir listing).
 
 from __future__ import annotations
 
+from eqsat_uopc.semantics.evaluation import (
+    CAST_INVALID,
+    DIV_BY_ZERO,
+    DIV_OVERFLOW,
+    INDEX_OOB,
+    MOD_BY_ZERO,
+    RANGE_OOB,
+)
+
 __all__ = [
     "REASONS",
     "BackendError",
@@ -54,7 +63,7 @@ class IndexOutOfBoundsError(BackendError, IndexError):
 
 
 # reason -> (op name, what happened); the generated C writes these numbers, so they never change
-DIV_BY_ZERO, DIV_OVERFLOW, MOD_BY_ZERO, CAST_INVALID, INDEX_OOB, RANGE_OOB = 1, 2, 3, 4, 5, 6
+# (defined once, with the evaluator that computes them: eqsat_uopc.semantics.evaluation)
 REASONS: dict[int, str] = {
     DIV_BY_ZERO: "FLOORDIV by zero",
     DIV_OVERFLOW: "FLOORDIV overflow (-2147483648 // -1)",

@@ -10,16 +10,15 @@ Saturation.egraph      the serialized eqsat_uopc.extract.EGraph; its meta["egglo
 Saturation.extract(cost=None, extractor=None) -> eqsat_uopc.extract.Extraction
 Saturation.equivalent(a, b) -> bool
 Saturation.literal()   the CONST/STACK literal in the root's e-class, or None
-check_sound(egraph, params, ranges)   the e-nodes that disagree with their e-class on an input
 
 Modules: config (the settings), terms (the term encoding and egglog declarations), lower (UOps
 into egglog), serialize (egglog back into an EGraph; egglog's extractors), fold (the Python rules
-between iterations), scheduler (per-rule back-off), runner (saturate, Saturation), report, check,
-errors. Import from this package with `from eqsat_uopc.saturation import ...`: once the top-level
-package re-exports the function `saturate`, the attribute eqsat_uopc.saturation is that function.
+between iterations), scheduler (per-rule back-off), engine (the warm engine pool), runner
+(saturate, Saturation), report, errors. The e-graph soundness check is eqsat_uopc.verify's.
+Import from this package with `from eqsat_uopc.saturation import ...`: once the top-level package
+re-exports the function `saturate`, the attribute eqsat_uopc.saturation is that function.
 """
 
-from eqsat_uopc.saturation.check import Disagreement, check_sound
 from eqsat_uopc.saturation.config import DEFAULT_CONFIG, FIELD_HELP, SaturationConfig
 from eqsat_uopc.saturation.errors import SaturationError
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
@@ -29,13 +28,11 @@ from eqsat_uopc.saturation.serialize import EgglogExtractor
 __all__ = [
     "DEFAULT_CONFIG",
     "FIELD_HELP",
-    "Disagreement",
     "EgglogExtractor",
     "Saturation",
     "SaturationConfig",
     "SaturationError",
     "SaturationReport",
     "StopReason",
-    "check_sound",
     "saturate",
 ]

@@ -19,7 +19,7 @@ from typing import Any
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
 from eqsat_uopc.ir.ops import Ops
 
-__all__ = ["INT_SEMANTICS", "exact_i32", "overflows"]
+__all__ = ["EXACT_OPS", "INT_SEMANTICS", "exact_alu", "exact_i32", "overflows"]
 
 INT_SEMANTICS: tuple[str, ...] = ("wrap", "no_overflow")
 
@@ -41,3 +41,28 @@ def overflows(op: Ops, vals: list[Any] | tuple[Any, ...]) -> bool:
         return False
     r = exact_i32(op, vals[0], vals[1])
     return r is not None and not I32_MIN <= r <= I32_MAX
+
+
+# the i32-valued ops exact_alu computes over the mathematical integers
+EXACT_OPS = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.WHERE, Ops.FLOORDIV, Ops.FLOORMOD, Ops.CAST})
+
+
+def exact_alu(op: Ops, vals: list[Any] | tuple[Any, ...]) -> Any:
+    """An i32-valued op of EXACT_OPS over the mathematical integers (nothing wraps): what reasoning
+    under "no_overflow" means, for checks that follow it (a CAST of an int or bool; None where
+    undefined: division by zero)."""
+    if op is Ops.ADD:
+        return vals[0] + vals[1]
+    if op is Ops.MUL:
+        return vals[0] * vals[1]
+    if op is Ops.MAX:
+        return max(vals)
+    if op is Ops.WHERE:
+        return vals[1] if vals[0] else vals[2]
+    if op in (Ops.FLOORDIV, Ops.FLOORMOD):
+        if vals[1] == 0:
+            return None
+        return vals[0] // vals[1] if op is Ops.FLOORDIV else vals[0] % vals[1]
+    if op is Ops.CAST:
+        return int(vals[0])
+    raise ValueError(f"exact_alu: {op.name} is not an i32 op of EXACT_OPS")

@@ -14,7 +14,7 @@ Both kinds are also drawn *inside* every side condition of the grammar (`0 <= x 
 Values agree with `exec_alu` bit for bit wherever it is defined (tests compare every op on every
 row). Undefined: where exec_alu refuses (division by zero, INT_MIN // -1), and under
 `int_semantics="no_overflow"` where an i32 ADD or MUL leaves the int32 range; undefinedness
-propagates to users except through the branch a WHERE does not select (as in verify.interpret).
+propagates to users except through the branch a WHERE does not select (as in semantics.interpret).
 An undefined slot is a "don't care": two columns are compatible where both are defined.
 """
 

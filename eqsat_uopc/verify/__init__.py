@@ -5,15 +5,21 @@
     verify_rules(rules, instances=...) -> [RuleVerification]        the greedy rules (random instances)
     no_overflow_only(reports) -> [(rule name, wrap counterexample)]
     verify_saturation_rules(families=None) -> [EggRuleVerification]  the rules/*.egg rules (symbolic)
-    evaluate(program, params, ranges, int_semantics) -> Evaluation   exec_alu with definedness
+    evaluate(program, params, ranges, int_semantics) -> Evaluation   (eqsat_uopc.semantics.evaluation)
 
-Modules: interpret (the walk over shapes and scopes, shared by) concrete (Python values) and
-z3_encode (z3 terms); proof, equivalence, rules, saturation_rules (and egg_float) on top.
+Modules: z3_encode (z3 terms: a domain of the one walk, eqsat_uopc.semantics.interpret, whose
+concrete domain is eqsat_uopc.semantics.evaluation); proof, equivalence, rules, saturation_rules
+(and egg_float) on top. Rule soundness lives here, all of it: rule_sampling (the greedy rules on
+random instances, the chapter's exercise 6), rules (the greedy rules proved), saturation_rules,
+egg_text, egg_encode, egg_float (the .egg rules proved), egraph_soundness (a saturated e-graph's
+classes agree on an input).
 """
 
-from eqsat_uopc.verify.concrete import Evaluation, evaluate
+from eqsat_uopc.semantics.evaluation import Evaluation, evaluate
+from eqsat_uopc.verify.egraph_soundness import Disagreement, check_sound
 from eqsat_uopc.verify.equivalence import BACKENDS, Check, Verdict, check_equivalent
 from eqsat_uopc.verify.proof import Proof, prove_equivalent
+from eqsat_uopc.verify.rule_sampling import RuleReport, check_rule, check_rules
 from eqsat_uopc.verify.rules import (
     RuleCounterexample,
     RuleVerification,
@@ -32,15 +38,20 @@ from eqsat_uopc.verify.z3_encode import NotEncodable, Z3Domain
 __all__ = [
     "BACKENDS",
     "Check",
+    "Disagreement",
     "EggRuleVerification",
     "Evaluation",
     "NotEncodable",
     "Proof",
     "RuleCounterexample",
+    "RuleReport",
     "RuleVerification",
     "Verdict",
     "Z3Domain",
     "check_equivalent",
+    "check_rule",
+    "check_rules",
+    "check_sound",
     "evaluate",
     "no_overflow_only",
     "parse_egg_rules",

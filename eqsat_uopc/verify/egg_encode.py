@@ -162,7 +162,7 @@ class Encoder:
             b = self.term(t[3], typ, lhs)
             if typ == "f32":
                 return (*self.opaque("f32"), "f32")
-            v, defined = self.domain.alu(_BINARY[head], _DTYPE[typ], _DTYPE[typ], [a[:2], b[:2]])
+            v, defined = self.domain.alu(None, _BINARY[head], _DTYPE[typ], _DTYPE[typ], [a[:2], b[:2]])
             return v, defined, typ
         if head in _COMPARE:
             self._expect(typ, "bool")
@@ -171,7 +171,7 @@ class Encoder:
             b = self.term(t[3], operand, lhs)
             if operand == "f32":
                 return (*self.opaque("bool"), "bool")
-            v, defined = self.domain.alu(_COMPARE[head], dtypes.bool, _DTYPE[operand], [a[:2], b[:2]])
+            v, defined = self.domain.alu(None, _COMPARE[head], dtypes.bool, _DTYPE[operand], [a[:2], b[:2]])
             return v, defined, typ
         if head == "Where":
             c = self.term(t[2], "bool", lhs)
@@ -179,7 +179,7 @@ class Encoder:
             b = self.term(t[4], typ, lhs)
             if typ == "f32":
                 return (*self.opaque("f32"), "f32")
-            v, defined = self.domain.alu(Ops.WHERE, _DTYPE[typ], _DTYPE[typ], [c[:2], a[:2], b[:2]])
+            v, defined = self.domain.alu(None, Ops.WHERE, _DTYPE[typ], _DTYPE[typ], [c[:2], a[:2], b[:2]])
             return v, defined, typ
         if head == "Cast":
             src = self.infer(t[2]) or self.choose()
@@ -187,7 +187,7 @@ class Encoder:
             if "f32" in (src, typ):
                 self.has_f32 = True
                 return (*self.opaque(typ), typ)
-            v, defined = self.domain.alu(Ops.CAST, _DTYPE[typ], _DTYPE[src], [x[:2]])
+            v, defined = self.domain.alu(None, Ops.CAST, _DTYPE[typ], _DTYPE[src], [x[:2]])
             return v, defined, typ
         if head == "Range" and lhs:
             self._expect(typ, "i32")

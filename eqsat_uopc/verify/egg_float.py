@@ -16,8 +16,8 @@ from typing import Any
 from eqsat_uopc.ir.dtype import DType, dtypes, f32_from_bits, truncate
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp, UOpError, call_params
+from eqsat_uopc.semantics.evaluation import evaluate
 from eqsat_uopc.semantics.values import same_value
-from eqsat_uopc.verify.concrete import evaluate
 from eqsat_uopc.verify.equivalence import InputSampler
 
 __all__ = ["random_test_f32"]

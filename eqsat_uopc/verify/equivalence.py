@@ -30,8 +30,8 @@ from typing import Any
 from eqsat_uopc.ir.dtype import DType, dtypes, f32_from_bits, truncate
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp, call_params, rebuild
+from eqsat_uopc.semantics.evaluation import evaluate
 from eqsat_uopc.semantics.values import bind_params, same_value
-from eqsat_uopc.verify.concrete import evaluate
 from eqsat_uopc.verify.proof import Proof, check_comparable, format_inputs, input_key, prove_equivalent
 
 __all__ = ["BACKENDS", "Check", "InputSampler", "Verdict", "check_equivalent", "named_inputs"]

@@ -25,9 +25,9 @@ import z3
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp, call_params
+from eqsat_uopc.semantics.evaluation import Evaluation, evaluate
+from eqsat_uopc.semantics.interpret import interpret
 from eqsat_uopc.semantics.values import same_value
-from eqsat_uopc.verify.concrete import Evaluation, evaluate
-from eqsat_uopc.verify.interpret import interpret
 from eqsat_uopc.verify.z3_encode import Z3Domain, as_bool, conjunction
 
 __all__ = ["Proof", "check_comparable", "format_inputs", "has_f32", "input_key", "prove_equivalent"]

@@ -3,7 +3,7 @@
 A rule is a pattern and a Python function, so its conditions live in the function ("c > 0", "the
 bounds of x fit in [0, c)"). The rule is therefore verified on *instances*: random nodes its
 pattern matches (PARAMs as symbolic variables, random edge-biased constants, RANGEs as bounded
-variables, from `eqsat_uopc.greedy.soundness.pattern_instances`, H2b's synthesizer), and on each
+variables, from `eqsat_uopc.verify.rule_sampling.pattern_instances`, H2b's synthesizer), and on each
 instance where the function fires, z3 proves that the rewrite before -> after is a refinement
 (wherever `before` is defined, `after` is defined and equal; see proof.py) under the rule's
 declared semantics. The function's own checks are thus the hypotheses (an instance it refuses is
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from eqsat_uopc.ir.uop import UOp, UOpError, call_params
+from eqsat_uopc.semantics.evaluation import evaluate
 from eqsat_uopc.semantics.values import same_value
-from eqsat_uopc.verify.concrete import evaluate
 from eqsat_uopc.verify.equivalence import InputSampler, named_inputs
 from eqsat_uopc.verify.proof import format_inputs, has_f32, prove_equivalent
 
@@ -139,7 +139,7 @@ def _random_test(
 
 
 def _instances(rule: Any, n: int, seed: int) -> Iterable[UOp]:
-    from eqsat_uopc.greedy.soundness import pattern_instances
+    from eqsat_uopc.verify.rule_sampling import pattern_instances
 
     return pattern_instances(rule.pat, n, seed=seed)
 

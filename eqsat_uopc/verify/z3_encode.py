@@ -31,7 +31,7 @@ import z3
 from eqsat_uopc.ir.dtype import DType, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.verify.interpret import Elem
+from eqsat_uopc.semantics.interpret import Elem
 
 __all__ = ["WRAP_ENCODINGS", "NotEncodable", "Z3Domain", "conjunction"]
 
@@ -98,15 +98,26 @@ class Z3Domain:
             return self._int(value)
         raise NotEncodable("f32 values are not encoded")
 
+    def literal(self, value: Any, dtype: DType) -> Elem:
+        return (self.const(value, dtype), True)
+
     def undefined(self, dtype: DType) -> Elem:
         return (self.const(0 if dtype is dtypes.i32 else False, dtype), False)
 
+    def known_index(self, index: Elem) -> int | None:
+        value, defined = index
+        return self.known_int(value) if defined is True else None
+
     def known_int(self, value: Any) -> int | None:
+        """The int a z3 term is, when it is a literal."""
         if z3.is_bv_value(value):
             return value.as_signed_long()
         if z3.is_int_value(value):
             return value.as_long()
         return None
+
+    def out_of_bounds(self, node: UOp, axis: int, index: int, size: int, count: int) -> list[Elem]:
+        return [self.undefined(node.dtype) for _ in range(count)]
 
     def param(self, node: UOp, element: int) -> Elem:
         slot, dtype, shape = node.arg.slot, node.dtype, node.shape
@@ -138,7 +149,9 @@ class Z3Domain:
         self.hypotheses.append(bound if defined is True else z3.Implies(as_bool(defined), bound))
         return (v, defined)
 
-    def select(self, index: Elem, candidates: list[list[Elem]], dtype: DType) -> list[Elem]:
+    def select(
+        self, node: UOp, axis: int, index: Elem, candidates: list[list[Elem]], dtype: DType
+    ) -> list[Elem]:
         k, defined = index
         out = []
         for j in range(len(candidates[0])):
@@ -153,7 +166,7 @@ class Z3Domain:
         return out
 
     # -- ops
-    def alu(self, op: Ops, dtype: DType, operand_dtype: DType, operands: list[Elem]) -> Elem:
+    def alu(self, node: UOp, op: Ops, dtype: DType, operand_dtype: DType, operands: list[Elem]) -> Elem:
         if dtype is dtypes.f32 or operand_dtype is dtypes.f32:
             raise NotEncodable(f"{op.name} on f32 is not encoded")
         vals = [v for v, _ in operands]

@@ -1,4 +1,8 @@
-"""The structure of a program's meaning, shared by the z3 encoding and the concrete evaluator.
+"""The structure of a program's meaning, written once: every evaluator is this walk over a domain.
+
+The concrete evaluator (evaluation.py: Python values with definedness, overflow and poison codes,
+which the C backend's reference, verification and rule checks all use) and the z3 encoding
+(verify/z3_encode.py: symbolic values) differ only in their domain.
 
 A program denotes, for each element of its (row-major, flattened) result, a *value* and a
 *definedness*. Everything about shapes and scopes is the same whether values are Python scalars or
@@ -17,7 +21,7 @@ selects (`where(b != 0, a // b, 0)` is defined at b = 0). An INDEX outside its a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from eqsat_uopc.ir.dtype import DType
@@ -25,27 +29,34 @@ from eqsat_uopc.ir.layout import ravel, unravel
 from eqsat_uopc.ir.ops import ALU, MOVEMENT, Ops
 from eqsat_uopc.ir.uop import UOp, call_params, prod
 
-__all__ = ["Domain", "Elem", "interpret", "scope_order"]
+__all__ = ["Domain", "Elem", "interpret", "interpret_all", "movement_map", "scope_order"]
 
-Elem = tuple[Any, Any]  # (value, defined): defined is True, False or a domain boolean
+Elem = tuple[Any, Any]  # (value, defined): the domain's definedness (a status code, a z3 Bool, ...)
 
 
 class Domain(Protocol):
-    """What a kind of value (Python scalars, z3 terms) must provide."""
+    """What a kind of value (Python scalars, z3 terms) must provide. `node` is the UOp being
+    evaluated, for domains that report where something went undefined."""
 
-    def const(self, value: Any, dtype: DType) -> Any: ...
+    def literal(self, value: Any, dtype: DType) -> Elem:
+        """A CONST: its value, defined."""
 
     def param(self, node: UOp, element: int) -> Elem: ...
 
     def range_var(self, node: UOp, extent: Elem) -> Elem: ...
 
-    def alu(self, op: Ops, dtype: DType, operand_dtype: DType, operands: list[Elem]) -> Elem: ...
+    def alu(self, node: UOp, op: Ops, dtype: DType, operand_dtype: DType, operands: list[Elem]) -> Elem: ...
 
-    def known_int(self, value: Any) -> int | None: ...
+    def known_index(self, index: Elem) -> int | None:
+        """The index's value when it is a defined constant (the walk then selects directly)."""
 
-    def undefined(self, dtype: DType) -> Elem: ...
+    def out_of_bounds(self, node: UOp, axis: int, index: int, size: int, count: int) -> list[Elem]:
+        """`count` elements of an INDEX whose constant index lies outside its axis."""
 
-    def select(self, index: Elem, candidates: list[list[Elem]], dtype: DType) -> list[Elem]: ...
+    def select(
+        self, node: UOp, axis: int, index: Elem, candidates: list[list[Elem]], dtype: DType
+    ) -> list[Elem]:
+        """An INDEX by a symbolic (or undefined) index along `axis`: one of the candidate blocks."""
 
 
 def scope_order(root: UOp) -> list[UOp]:
@@ -56,16 +67,26 @@ def scope_order(root: UOp) -> list[UOp]:
 def interpret(root: UOp, domain: Domain, env: Mapping[UOp, list[Elem]] | None = None) -> list[Elem]:
     """The elements of root, flattened row-major. env binds the PARAMs of a CALL body (None: the
     program's own scope, whose PARAMs are the domain's inputs)."""
+    return interpret_all(root, domain, env)[root]
+
+
+def interpret_all(
+    root: UOp,
+    domain: Domain,
+    env: Mapping[UOp, list[Elem]] | None = None,
+    order: Sequence[UOp] | None = None,
+) -> dict[UOp, list[Elem]]:
+    """The elements of every node of root's scope, evaluated in `order` (default: scope_order)."""
     memo: dict[UOp, list[Elem]] = {}
-    for u in scope_order(root):
+    for u in scope_order(root) if order is None else order:
         memo[u] = _node(u, memo, domain, env)
-    return memo[root]
+    return memo
 
 
 def _node(u: UOp, memo: dict[UOp, list[Elem]], domain: Domain, env: Mapping[UOp, list[Elem]] | None) -> list:
     op = u.op
     if op is Ops.CONST:
-        return [(domain.const(u.arg, u.dtype), True)]
+        return [domain.literal(u.arg, u.dtype)]
     if op is Ops.PARAM:
         if env is not None:
             return env[u]
@@ -88,21 +109,21 @@ def _node(u: UOp, memo: dict[UOp, list[Elem]], domain: Domain, env: Mapping[UOp,
     if op in ALU:
         operand_dtype = u.src[1].dtype if op is Ops.WHERE else u.src[0].dtype
         srcs = [memo[s] for s in u.src]
-        return [domain.alu(op, u.dtype, operand_dtype, [s[i] for s in srcs]) for i in range(prod(u.shape))]
+        return [domain.alu(u, op, u.dtype, operand_dtype, [s[i] for s in srcs]) for i in range(prod(u.shape))]
     raise ValueError(f"no semantics for {op.name}")  # pragma: no cover  (every op is handled above)
 
 
 def _index(u: UOp, memo: dict[UOp, list[Elem]], domain: Domain) -> list[Elem]:
     cur, shape = memo[u.src[0]], u.src[0].shape
-    for i in u.src[1:]:
+    for axis, i in enumerate(u.src[1:]):
         index = memo[i][0]
         n, inner = shape[0], prod(shape[1:])
         blocks = [cur[k * inner : (k + 1) * inner] for k in range(n)]
-        k = domain.known_int(index[0]) if index[1] is True else None
+        k = domain.known_index(index)
         if k is not None:
-            cur = blocks[k] if 0 <= k < n else [domain.undefined(u.dtype) for _ in range(inner)]
+            cur = blocks[k] if 0 <= k < n else domain.out_of_bounds(u, axis, k, n, inner)
         else:
-            cur = domain.select(index, blocks, u.dtype)
+            cur = domain.select(u, axis, index, blocks, u.dtype)
         shape = shape[1:]
     return cur
 
@@ -136,6 +157,6 @@ def _reduce(u: UOp, flat: list[Elem], domain: Domain) -> list[Elem]:
     for i in range(prod(u.shape)):
         acc = flat[i * inner]
         for e in flat[i * inner + 1 : (i + 1) * inner]:
-            acc = domain.alu(rop, u.dtype, u.dtype, [acc, e])
+            acc = domain.alu(u, rop, u.dtype, u.dtype, [acc, e])
         out.append(acc)
     return out

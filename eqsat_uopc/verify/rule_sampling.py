@@ -19,9 +19,9 @@ which `before` is undefined (exec_alu refuses: division by zero, INT_MIN // -1) 
 may define what was undefined, never the reverse. A rewrite that changes dtype or shape is a
 counterexample by itself.
 
-The evaluator is independent of the rewrite engine (elementwise exec_alu over nested lists, CALLs
-evaluated in their own scope). As the chapter asks, `run` is the oracle too: on the first input of
-every fired instance, `run` of the closed program must give the evaluator's value.
+The evaluator is the project's one evaluator of programs (eqsat_uopc.semantics.evaluation),
+independent of the rewrite engine. As the chapter asks, `run` is the oracle too: on the first input
+of every fired instance, `run` of the closed program must give the evaluator's value.
 """
 
 from __future__ import annotations
@@ -33,11 +33,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eqsat_uopc.greedy.oneline import one_line
-from eqsat_uopc.ir.dtype import DType, dtypes, truncate
-from eqsat_uopc.ir.layout import ravel, unravel
-from eqsat_uopc.ir.ops import ALU, BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, DType, dtypes, truncate
+from eqsat_uopc.ir.ops import ALU, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
 from eqsat_uopc.ir.uop import UOp, UOpError, call_params, prod
-from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.evaluation import evaluate
 from eqsat_uopc.semantics.values import bind_params, random_value, same_value
 
 __all__ = [
@@ -50,156 +49,15 @@ __all__ = [
     "same_value",
 ]
 
-_I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
-
-
-# ---------------------------------------------------------------------------
-# an independent evaluator that also reports int32 overflow
-
-
-class _Overflow:
-    """A mutable flag threaded through one evaluation."""
-
-    __slots__ = ("hit",)
-
-    def __init__(self) -> None:
-        self.hit = False
-
-
-def _exact_i32(op: Ops, vals: list, flag: _Overflow) -> None:
-    """Set the flag if op on these i32 values leaves the int32 range in unbounded arithmetic."""
-    if op is Ops.ADD:
-        r = vals[0] + vals[1]
-    elif op is Ops.MUL:
-        r = vals[0] * vals[1]
-    elif op is Ops.FLOORDIV and vals[1] != 0:
-        r = vals[0] // vals[1]
-    else:
-        return
-    if not _I32_MIN <= r <= _I32_MAX:
-        flag.hit = True
-
-
-def _alu(op: Ops, dtype: DType, operand_dtype: DType, vals: list, depth: int, flag: _Overflow) -> Any:
-    """exec_alu elementwise over nested lists of `depth` levels; None anywhere if undefined."""
-    if depth:
-        return [
-            _alu(op, dtype, operand_dtype, [v[i] for v in vals], depth - 1, flag) for i in range(len(vals[0]))
-        ]
-    if any(v is None for v in vals):
-        return None
-    if operand_dtype is dtypes.i32 and op in BINARY:
-        _exact_i32(op, vals, flag)
-    return exec_alu(op, dtype, vals)
-
-
-def _flatten(v: Any, depth: int) -> list:
-    return [v] if depth == 0 else [x for e in v for x in _flatten(e, depth - 1)]
-
-
-def _nest(flat: list, shape: tuple[int, ...]) -> Any:
-    if not shape:
-        return flat[0]
-    n = len(flat) // shape[0]
-    return [_nest(flat[i * n : (i + 1) * n], shape[1:]) for i in range(shape[0])]
-
-
-def _movement(u: UOp, v: Any, flag: _Overflow) -> Any:
-    ishape, oshape = u.src[0].shape, u.shape
-    flat = _flatten(v, len(ishape))
-    n_out = prod(oshape)
-    if u.op is Ops.RESHAPE:
-        out = flat
-    elif u.op is Ops.EXPAND:
-        out = [
-            flat[ravel([0 if s == 1 else x for x, s in zip(unravel(i, oshape), ishape, strict=True)], ishape)]
-            for i in range(n_out)
-        ]
-    elif u.op is Ops.PERMUTE:
-        inv = [u.arg.index(k) for k in range(len(ishape))]
-        out = [
-            flat[ravel([unravel(i, oshape)[inv[k]] for k in range(len(ishape))], ishape)]
-            for i in range(n_out)
-        ]
-    elif u.op is Ops.SHRINK:
-        out = [
-            flat[ravel([x + b for x, (b, _) in zip(unravel(i, oshape), u.arg, strict=True)], ishape)]
-            for i in range(n_out)
-        ]
-    else:  # REDUCE
-        rop, k = u.arg
-        inner = prod(ishape[len(ishape) - k :])
-        out = []
-        for i in range(n_out):
-            acc = flat[i * inner]
-            for x in flat[i * inner + 1 : (i + 1) * inner]:
-                acc = _alu(rop, u.dtype, u.dtype, [acc, x], 0, flag)
-            out.append(acc)
-    return _nest(out, oshape)
-
-
-def _evaluate(root: UOp, params: Mapping[int, Any], ranges: Mapping[UOp, int], flag: _Overflow) -> Any:
-    vals: dict[UOp, Any] = {}
-    stack: list[tuple[UOp, bool]] = [(root, False)]
-    while stack:
-        u, ready = stack.pop()
-        if u in vals:
-            continue
-        kids = u.src[1:] if u.op is Ops.CALL else u.src  # a CALL's body is its own scope
-        if not ready:
-            stack.append((u, True))
-            stack.extend((s, False) for s in reversed(kids) if s not in vals)
-            continue
-        vals[u] = _node_value(u, [vals[s] for s in kids], params, ranges, flag)
-    return vals[root]
-
-
-def _node_value(
-    u: UOp, src: list, params: Mapping[int, Any], ranges: Mapping[UOp, int], flag: _Overflow
-) -> Any:
-    op = u.op
-    if op is Ops.CONST:
-        return u.arg
-    if op is Ops.PARAM:
-        if u.arg.slot not in params:
-            raise KeyError(f"no value for PARAM slot {u.arg.slot}")
-        return params[u.arg.slot]
-    if op is Ops.RANGE:
-        if u not in ranges:
-            raise KeyError(f"no value for RANGE {u.arg!r}")
-        return ranges[u]
-    if op is Ops.STACK:
-        return list(src)
-    if op is Ops.INDEX:
-        v = src[0]
-        for i in src[1:]:
-            if v is None or i is None or not 0 <= i < len(v):
-                return None
-            v = v[i]
-        return v
-    if op is Ops.CALL:
-        body = u.src[0]
-        return _evaluate(body, dict(enumerate(src)), ranges, flag)
-    if op in MOVEMENT or op is Ops.REDUCE:
-        return None if _has_none(src[0]) else _movement(u, src[0], flag)
-    if op in ALU:
-        operand_dtype = u.src[1].dtype if op is Ops.WHERE else u.src[0].dtype
-        return _alu(op, u.dtype, operand_dtype, src, len(u.shape), flag)
-    raise ValueError(f"evaluate: no semantics for {op.name}")
-
-
-def _has_none(v: Any) -> bool:
-    return v is None or (isinstance(v, list) and any(_has_none(x) for x in v))
-
 
 def evaluate_checked(
     u: UOp, params: Mapping[int, Any], ranges: Mapping[UOp, int] | None = None
 ) -> tuple[Any, bool]:
-    """(value, overflowed): u's value (nested lists for tensors, None where undefined) for PARAM
-    values by slot and RANGE values by node, and whether an intermediate i32 result overflowed."""
-    flag = _Overflow()
-    v = _evaluate(u, params, ranges or {}, flag)
-    return (None if _has_none(v) else v), flag.hit
+    """(value, overflowed): u's value under int32 wraparound (nested lists for tensors; None when
+    any element is undefined) for PARAM values by slot and RANGE values by node, and whether an
+    intermediate i32 result overflowed (the one evaluator: eqsat_uopc.semantics.evaluation)."""
+    e = evaluate(u, params, {r.arg: v for r, v in (ranges or {}).items()}, "wrap")
+    return e.value, e.overflowed
 
 
 # ---------------------------------------------------------------------------
@@ -260,7 +118,7 @@ class _Synth:
             return r.choice(_INT_EDGES)
         if p < 0.85:
             return r.randint(-20, 20)
-        return r.randint(_I32_MIN, _I32_MAX)
+        return r.randint(I32_MIN, I32_MAX)
 
     def param(self, dtype: DType, shape: tuple[int, ...]) -> UOp:
         k = self.rng.randrange(2)

@@ -11,8 +11,6 @@ by zero, ...) leaves its class unknown there, and unknown values are never compa
 
 from __future__ import annotations
 
-import math
-import struct
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -20,16 +18,10 @@ from eqsat_uopc.extract.egraph import ClassId, EGraph, ENode
 from eqsat_uopc.ir.dtype import dtypes, truncate
 from eqsat_uopc.ir.ops import ALU, Ops
 from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.int_semantics import EXACT_OPS, exact_alu
+from eqsat_uopc.semantics.values import same_value
 
 __all__ = ["Disagreement", "check_sound"]
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, float) or isinstance(b, float):
-        if not (isinstance(a, float) and isinstance(b, float)):
-            return False
-        return (math.isnan(a) and math.isnan(b)) or struct.pack("<d", a) == struct.pack("<d", b)
-    return type(a) is type(b) and a == b
 
 
 class Disagreement(NamedTuple):
@@ -41,28 +33,6 @@ class Disagreement(NamedTuple):
     class_value: Any
 
 
-def _math(op: Ops, kids: list[Any]) -> Any:
-    """An i32-valued op over mathematical integers (no wraparound): the no_overflow semantics."""
-    if op is Ops.ADD:
-        return kids[0] + kids[1]
-    if op is Ops.MUL:
-        return kids[0] * kids[1]
-    if op is Ops.MAX:
-        return max(kids)
-    if op is Ops.WHERE:
-        return kids[1] if kids[0] else kids[2]
-    if op in (Ops.FLOORDIV, Ops.FLOORMOD):
-        if kids[1] == 0:
-            return None
-        return kids[0] // kids[1] if op is Ops.FLOORDIV else kids[0] % kids[1]
-    if op is Ops.CAST and not isinstance(kids[0], float):
-        return int(kids[0])
-    return _UNSET
-
-
-_UNSET = object()
-
-
 def _eval(
     node: ENode,
     kids: list[Any],
@@ -72,9 +42,9 @@ def _eval(
     math_ints: bool = False,
 ) -> Any:
     op = node.op
-    math = math_ints and dtype is dtypes.i32 and op in ALU and all(k is not None for k in kids)
-    if math and (v := _math(op, kids)) is not _UNSET:
-        return v
+    exact = math_ints and dtype is dtypes.i32 and op in EXACT_OPS and all(k is not None for k in kids)
+    if exact and not (op is Ops.CAST and isinstance(kids[0], float)):
+        return exact_alu(op, kids)
     if op is Ops.CONST:  # an f32 CONST may hold a double (16777217.0): its value is the f32 it rounds to
         return truncate(dtypes.f32, node.arg) if isinstance(node.arg, float) else node.arg
     if op is Ops.PARAM:
@@ -134,6 +104,6 @@ def check_sound(
             if not all(value.get(c) is not None for c in n.children):
                 continue
             nv = _eval(n, [value[c] for c in n.children], ec.dtype, params, ranges, math_ints)
-            if nv is not None and not _same(nv, cv):
+            if nv is not None and not same_value(nv, cv):
                 out.append(Disagreement(ec.id, n, nv, cv))
     return out
