@@ -19,12 +19,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from eqsat_uopc.ir.dtype import DType, dtypes, truncate
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, DType, dtypes, truncate
 from eqsat_uopc.ir.ops import Ops
 
 __all__ = ["exec_alu"]
-
-_I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
 
 
 def _round_input(v: Any) -> Any:
@@ -51,7 +49,7 @@ def exec_alu(op: Ops, dtype: DType, vals: list) -> Any:
             return vals[0] != vals[1]
         case Ops.FLOORDIV:
             a, b = vals
-            if b == 0 or (a == _I32_MIN and b == -1):
+            if b == 0 or (a == I32_MIN and b == -1):
                 return None  # C traps on both
             r = a // b
         case Ops.FLOORMOD:
@@ -91,6 +89,6 @@ def _cast(dtype: DType, v: Any) -> Any:
             if not math.isfinite(v):
                 return None  # undefined in C: refuse
             t = math.trunc(v)  # C truncates toward zero
-            return t if _I32_MIN <= t <= _I32_MAX else None  # out of range is undefined too
+            return t if I32_MIN <= t <= I32_MAX else None  # out of range is undefined too
         return int(v)
     return truncate(dtypes.f32, float(v))

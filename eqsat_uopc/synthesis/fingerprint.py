@@ -26,12 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.synthesis.grammar import Condition, Grammar
 
 __all__ = ["EDGES", "Inputs", "Vec", "apply_op", "compatible", "make_inputs", "refines"]
 
-I32_MIN, I32_MAX = -(2**31), 2**31 - 1
+
 EDGES = (I32_MIN, I32_MIN + 1, -(2**30), -7, -2, -1, 0, 1, 2, 3, 7, 2**30, I32_MAX - 1, I32_MAX)
 _UNDEFINED = np.int64(2**40)  # stands for an undefined slot in a hash key (no int32 value)
 

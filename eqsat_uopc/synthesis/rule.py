@@ -20,7 +20,7 @@ import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.synthesis.grammar import Condition, Grammar, default_constant_values
@@ -51,7 +51,6 @@ _SHORT = {Ops.ADD: "add", Ops.MUL: "mul", Ops.MAX: "max", Ops.CMPLT: "lt", Ops.C
           Ops.FLOORDIV: "div",
           Ops.FLOORMOD: "mod", Ops.WHERE: "where"}  # fmt: skip
 _AC = (Ops.ADD, Ops.MUL, Ops.MAX)
-_I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
 
 
 def tree_size(u: UOp) -> int:
@@ -223,7 +222,7 @@ def overflow_guard(rule: SynthRule, grammar: Grammar) -> list[str] | None:
                     lo, hi = f"(min {la} {lb})", f"(max {ha} {hb})"
                 atoms.extend([f"(= g{k}_lo {lo})", f"(= g{k}_hi {hi})"])
                 if u.op in (Ops.ADD, Ops.MUL):
-                    atoms.extend([f"(>= g{k}_lo {_I32_MIN})", f"(<= g{k}_hi {_I32_MAX})"])
+                    atoms.extend([f"(>= g{k}_lo {I32_MIN})", f"(<= g{k}_hi {I32_MAX})"])
                 out = (f"g{k}_lo", f"g{k}_hi")
         memo[u] = out
         return out

@@ -14,14 +14,13 @@ from typing import Any
 
 import z3
 
-from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.verify.egg_text import EggRule, Str, show
 from eqsat_uopc.verify.z3_encode import NotEncodable, Z3Domain, as_bool, conjunction
 
 __all__ = ["F32", "TYPES", "Encoder", "IllTyped", "NeedType"]
 
-_I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
 TYPES = ("i32", "bool", "f32")
 _BINARY = {"Add": Ops.ADD, "Mul": Ops.MUL, "Max": Ops.MAX, "Div": Ops.FLOORDIV, "Mod": Ops.FLOORMOD}
 _COMPARE = {"Lt": Ops.CMPLT, "Ne": Ops.CMPNE}
@@ -116,7 +115,7 @@ class Encoder:
         else:
             v = z3.Int(name)
             if typ == "i32":
-                self.hyps.append(z3.And(v >= _I32_MIN, v <= _I32_MAX))
+                self.hyps.append(z3.And(v >= I32_MIN, v <= I32_MAX))
             else:  # an f32 value: kept only to type-check the rest; the assignment is not proved
                 self.has_f32 = True
         d = z3.Bool(f"defined {name}") if may_be_undefined else True
@@ -225,11 +224,11 @@ class Encoder:
             else:
                 self.prims[x] = z3.Int(x) if int_range else z3.Bool(x)
             if int_range:
-                self.hyps.append(z3.And(self.prims[x] >= _I32_MIN, self.prims[x] <= _I32_MAX))
+                self.hyps.append(z3.And(self.prims[x] >= I32_MIN, self.prims[x] <= I32_MAX))
             return self.prims[x], []
         v, conds = self.prim(x)
         if int_range:
-            conds = [*conds, v >= _I32_MIN, v <= _I32_MAX]  # a constant the rule builds must be an int32
+            conds = [*conds, v >= I32_MIN, v <= I32_MAX]  # a constant the rule builds must be an int32
         return v, conds
 
     # -- egglog primitives (i64, bool)

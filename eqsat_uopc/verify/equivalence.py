@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from eqsat_uopc.ir.dtype import DType, dtypes, f32_from_bits, truncate
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, DType, dtypes, f32_from_bits, truncate
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp, call_params, rebuild
 from eqsat_uopc.semantics.evaluation import evaluate
@@ -37,8 +37,7 @@ from eqsat_uopc.verify.proof import Proof, check_comparable, format_inputs, inpu
 __all__ = ["BACKENDS", "Check", "InputSampler", "Verdict", "check_equivalent", "named_inputs"]
 
 BACKENDS = ("interpreter", "c")
-_I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
-_INT_EDGES = (0, 1, -1, 2, -2, 3, _I32_MAX, _I32_MIN, _I32_MAX - 1, _I32_MIN + 1, 2**30, -(2**30), 2**16)
+_INT_EDGES = (0, 1, -1, 2, -2, 3, I32_MAX, I32_MIN, I32_MAX - 1, I32_MIN + 1, 2**30, -(2**30), 2**16)
 _F32_EDGES = (
     0.0,
     -0.0,
@@ -149,7 +148,7 @@ class InputSampler:
                 return r.choice(self.int_pool)
             if p < 0.75:
                 return r.randint(-64, 64)
-            return r.randint(_I32_MIN, _I32_MAX)
+            return r.randint(I32_MIN, I32_MAX)
         if p < 0.3:
             return truncate(dtypes.f32, r.choice(_F32_EDGES))
         if p < 0.8:

@@ -40,13 +40,12 @@ from typing import Any
 
 import z3
 
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
 from eqsat_uopc.verify.egg_encode import F32, TYPES, Encoder, IllTyped, NeedType
 from eqsat_uopc.verify.egg_text import EggRule, parse_egg_rules
 from eqsat_uopc.verify.z3_encode import NotEncodable
 
 __all__ = ["EggRule", "EggRuleVerification", "parse_egg_rules", "verify_egg_rule", "verify_saturation_rules"]
-
-_I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
 
 
 # ---------------------------------------------------------------------------
@@ -185,10 +184,10 @@ _EDGES = (
     12,
     16,
     2**30,
-    _I32_MAX,
-    _I32_MIN,
-    _I32_MAX - 1,
-    _I32_MIN + 1,
+    I32_MAX,
+    I32_MIN,
+    I32_MAX - 1,
+    I32_MIN + 1,
 )
 
 
@@ -204,8 +203,8 @@ def _constants(rng: random.Random, names: list[str]) -> dict[str, int]:
         elif p < 0.9:
             v = rng.randint(-20, 20)
         else:
-            v = rng.randint(_I32_MIN, _I32_MAX)
-        out[n] = max(_I32_MIN, min(_I32_MAX, v))
+            v = rng.randint(I32_MIN, I32_MAX)
+        out[n] = max(I32_MIN, min(I32_MAX, v))
     return out
 
 

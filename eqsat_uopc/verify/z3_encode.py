@@ -28,14 +28,13 @@ from typing import Any
 
 import z3
 
-from eqsat_uopc.ir.dtype import DType, dtypes
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, DType, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.interpret import Elem
 
 __all__ = ["WRAP_ENCODINGS", "NotEncodable", "Z3Domain", "conjunction"]
 
-_I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
 WRAP_ENCODINGS = ("bv", "int")
 
 
@@ -89,7 +88,7 @@ class Z3Domain:
         return z3.BitVec(name, 32, self.ctx) if self.wrap else z3.Int(name, self.ctx)
 
     def _in_range(self, v: Any) -> z3.BoolRef:
-        return z3.And(v >= _I32_MIN, v <= _I32_MAX)
+        return z3.And(v >= I32_MIN, v <= I32_MAX)
 
     def const(self, value: Any, dtype: DType) -> Any:
         if dtype is dtypes.bool:
@@ -197,13 +196,13 @@ class Z3Domain:
             q, r = self._floor_divmod(a, b)
             if op is Ops.FLOORMOD:
                 return (r, conjunction([defined, b != 0]))
-            return (q, conjunction([defined, b != 0, z3.Not(z3.And(a == _I32_MIN, b == -1))]))
+            return (q, conjunction([defined, b != 0, z3.Not(z3.And(a == I32_MIN, b == -1))]))
         raise NotEncodable(f"{op.name} is not an int/bool op")  # pragma: no cover
 
     def _wrapped(self, r: Any, op: Ops) -> Any:
         """r (an exact sum or product of two int32 values) reduced to the int32 range, mod 2**32."""
         if op is Ops.ADD:  # the exact sum is within one 2**32 of the range
-            return z3.If(r > _I32_MAX, r - 2**32, z3.If(r < _I32_MIN, r + 2**32, r))
+            return z3.If(r > I32_MAX, r - 2**32, z3.If(r < I32_MIN, r + 2**32, r))
         k = self._int_var(f"wrap{next(self._fresh)}")
         w = r - k * 2**32
         self.hypotheses.append(self._in_range(w))  # exactly one k puts r - k * 2**32 in range
@@ -233,7 +232,7 @@ class Z3Domain:
         if key in self._divisions:
             return self._divisions[key]
         ka, kb = self.known_int(a), self.known_int(b)
-        if ka is not None and kb is not None and kb != 0 and not (ka == _I32_MIN and kb == -1):
+        if ka is not None and kb is not None and kb != 0 and not (ka == I32_MIN and kb == -1):
             out = (self._int(ka // kb), self._int(ka % kb))
         else:
             k = next(self._fresh)
@@ -245,7 +244,7 @@ class Z3Domain:
                 relation = a == q * b + r
             remainder = z3.If(b > 0, z3.And(r >= 0, r < b), z3.And(r > b, r <= 0))
             if self.wrap:  # the quotient 2**31 has no 32-bit q; the modulo is 0 (exec_alu defines it)
-                overflow = z3.And(a == _I32_MIN, b == -1)
+                overflow = z3.And(a == I32_MIN, b == -1)
                 self.hypotheses.append(
                     z3.Implies(z3.And(b != 0, z3.Not(overflow)), z3.And(relation, remainder))
                 )
