@@ -12,12 +12,12 @@ keep the Python-side tables in step with egglog's push/pop.
 
 from __future__ import annotations
 
+import atexit
 import math
 import os
 import shutil
 import struct
 import tempfile
-import weakref
 from collections import defaultdict
 from typing import Any
 
@@ -78,7 +78,6 @@ class Lowerer:
         self.args: list[Any] = []  # table key -> arg
         self.calls: list[UOp] = []  # CALL nodes lowered, in order (the inliner walks them)
         self.rows: dict[str, list[str]] = defaultdict(list)
-        self._dir: str | None = None
 
     # -- Python-side state that egglog's push/pop does not see
     def checkpoint(self) -> tuple[int, int, int, int, int]:
@@ -186,12 +185,9 @@ class Lowerer:
             self.rows.clear()
             self.egraph.parse_and_run_program("\n".join([*facts, "(run load 1)"]))
             return True
-        if self._dir is None:  # one directory per Lowerer, removed with it
-            self._dir = tempfile.mkdtemp(prefix="eqsat_uopc_")
-            weakref.finalize(self, shutil.rmtree, self._dir, True)
         cmds = []
         for rel, lines in self.rows.items():
-            path = os.path.join(self._dir, f"{rel}.tsv")
+            path = os.path.join(_scratch_dir(), f"{rel}.tsv")
             with open(path, "w") as f:
                 f.write("\n".join(lines))
                 f.write("\n")
@@ -203,6 +199,17 @@ class Lowerer:
 
 
 _MOVEMENT = frozenset({Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.SHRINK})
+_SCRATCH: list[str] = []
+
+
+def _scratch_dir() -> str:
+    """One directory per process for the loader files (rewritten by every flush), removed at exit."""
+    if not _SCRATCH:
+        _SCRATCH.append(tempfile.mkdtemp(prefix="eqsat_uopc_"))
+        atexit.register(shutil.rmtree, _SCRATCH[0], True)
+    return _SCRATCH[0]
+
+
 INLINE_ROWS = 2_000  # up to this many rows, facts in the command text cost less than files
 
 
