@@ -275,7 +275,7 @@ ERRORS = [
     ),
     (
         "%0 = param : slot=0",
-        "line 1, column 20: param needs dtype= (expected dtype= slot= [addrspace=] [shape=])",
+        "line 1, column 20: param needs dtype= (expected dtype= slot= [addrspace=] [bounds=] [shape=])",
     ),
     (
         "%0 = param : slot=0 dtype=i33",
@@ -284,7 +284,8 @@ ERRORS = [
     ("%0 = param : slot=0 dtype=i32 slot=1", "line 1, column 31: key 'slot' given twice"),
     (
         "%0 = param : slot=0 dtype=i32 size=3",
-        "line 1, column 31: unknown key 'size' for param (expected dtype= slot= [addrspace=] [shape=])",
+        "line 1, column 31: unknown key 'size' for param "
+        "(expected dtype= slot= [addrspace=] [bounds=] [shape=])",
     ),
     ("%0 = param : slot=-1 dtype=i32", "line 1, column 6: PARAM slot must be a non-negative int, got -1"),
     (

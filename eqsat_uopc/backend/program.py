@@ -91,6 +91,12 @@ def to_input_array(spec: InputSpec, value: Any) -> np.ndarray:
         lo, hi = (int(arr.min()), int(arr.max())) if arr.dtype != object else (min(arr.flat), max(arr.flat))
         if lo < -(2**31) or hi > 2**31 - 1:
             raise InputError(f"{where}: value {lo if lo < -(2**31) else hi} is outside the int32 range")
+    bounds = spec.node.arg.bounds if spec.kind == "param" and spec.node is not None else None
+    if bounds is not None and arr.size:
+        lo, hi = (int(arr.min()), int(arr.max())) if arr.dtype != object else (min(arr.flat), max(arr.flat))
+        if lo < bounds[0] or hi > bounds[1]:
+            bad = lo if lo < bounds[0] else hi
+            raise InputError(f"{where}: value {bad} is outside the input's bounds [{bounds[0]}, {bounds[1]}]")
     if spec.dtype is dtypes.f32 and arr.dtype == object:
         arr = np.array(arr.tolist() if arr.shape else float(arr.item()), dtype=np.float64)
     elif spec.dtype is dtypes.f32 and arr.dtype.kind in "iu":

@@ -15,6 +15,7 @@ Spellings, op by op (op names are the Ops names in lower case):
 
     const 5                               a CONST as the root; everywhere else a CONST is inlined
     param : slot=0 dtype=f32 shape=(3,) addrspace=global    shape and addrspace only when set
+    param : slot=1 dtype=i32 bounds=(0, 15)   an i32 input known to lie in [0, 15]
     add %0, 1                             also mul, max, cmplt, cmpne, floordiv, floormod
     sqrt %0                               also recip, exp2, log2, sin
     where %2, 1, 0                        the condition, then the two branches
@@ -135,6 +136,8 @@ def _attrs(u: UOp) -> list[str]:
             out.append(f"shape={_tuple_text(a.shape)}")
         if a.addrspace is not None:
             out.append(f"addrspace={_ident_text(a.addrspace)}")
+        if a.bounds is not None:
+            out.append(f"bounds={_tuple_text(a.bounds)}")
         return out
     if u.op is Ops.CAST:
         return [f"dtype={u.arg.name}"]
@@ -366,7 +369,7 @@ class _Operand:
 
 
 _ATTRS: dict[Ops, tuple[set[str], set[str]]] = {  # op -> (required keys, optional keys)
-    Ops.PARAM: ({"slot", "dtype"}, {"shape", "addrspace"}),
+    Ops.PARAM: ({"slot", "dtype"}, {"shape", "addrspace", "bounds"}),
     Ops.CAST: ({"dtype"}, set()),
     Ops.REDUCE: ({"op", "pop"}, set()),
     Ops.CALL: (set(), {"name"}),
@@ -468,6 +471,12 @@ class _Parser:
             return _int_item(c)
         if key == "shape":
             return _tuple(c, _int_item)
+        if key == "bounds":
+            start = c.peek
+            pair = _tuple(c, _int_item)
+            if len(pair) != 2:
+                raise c.error(start, f"expected bounds (lo, hi), got {len(pair)} ints")
+            return pair
         if key == "op":
             c.next()
             names = {o.name.lower(): o for o in REDUCE_OPS}
@@ -510,7 +519,7 @@ class _Parser:
                 return xs[0].node
             if op is Ops.PARAM:
                 arity(0, 0, "no operands")
-                arg = ParamArg(val("slot"), val("dtype"), val("shape") or (), val("addrspace"))
+                arg = ParamArg(val("slot"), val("dtype"), val("shape") or (), val("addrspace"), val("bounds"))
                 return UOp(Ops.PARAM, (), arg)
             if op in MOVEMENT:
                 arity(2, 2, "a value and a tuple")

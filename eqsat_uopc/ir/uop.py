@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
-from eqsat_uopc.ir.dtype import DType, dtypes
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, DType, dtypes
 from eqsat_uopc.ir.ops import BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
 
 __all__ = ["ParamArg", "UOp", "UOpError", "call_params", "prod"]
@@ -28,12 +28,22 @@ class UOpError(ValueError):
 
 
 class ParamArg(NamedTuple):
-    """A program input (or a CALL body's parameter): slot number, dtype and shape."""
+    """A program input (or a CALL body's parameter): slot number, dtype and shape.
+
+    bounds: (lo, hi) for an i32 input known to lie in [lo, hi] (every element), e.g. a variable of
+    an index expression; values outside are outside the program's domain, and the interval
+    analysis, the rules and every checker may assume them."""
 
     slot: int
     dtype: DType
     shape: tuple[int, ...] = ()
     addrspace: str | None = None
+    bounds: tuple[int, int] | None = None
+
+    def __repr__(self) -> str:  # the chapter's repr, with bounds only when there are some
+        text = f"ParamArg(slot={self.slot!r}, dtype={self.dtype!r}, shape={self.shape!r}, "
+        text += f"addrspace={self.addrspace!r}"
+        return text + (")" if self.bounds is None else f", bounds={self.bounds!r})")
 
 
 def prod(xs: Iterable[int]) -> int:
@@ -189,8 +199,18 @@ class UOp:
         return c.broadcast(shape) if shape else c
 
     @staticmethod
-    def param(slot: int, dtype: DType = dtypes.i32, shape: tuple[int, ...] = ()) -> UOp:
-        return UOp(Ops.PARAM, (), ParamArg(slot, dtype, tuple(shape)))
+    def param(
+        slot: int,
+        dtype: DType = dtypes.i32,
+        shape: tuple[int, ...] = (),
+        bounds: tuple[int, int] | None = None,
+    ) -> UOp:
+        """Program input `slot`; bounds (lo, hi) says an i32 input lies in [lo, hi]."""
+        return UOp(
+            Ops.PARAM,
+            (),
+            ParamArg(slot, dtype, tuple(shape), None, None if bounds is None else tuple(bounds)),
+        )
 
     @staticmethod
     def range(extent: UOp | int, ident: Any) -> UOp:
@@ -458,6 +478,22 @@ def _nsrc(op: Ops, src: tuple[UOp, ...], n: int) -> None:
 _NO_ARG = BINARY | TRANSCENDENTAL | {Ops.WHERE, Ops.STACK, Ops.INDEX}
 
 
+def _check_bounds(arg: ParamArg) -> None:
+    b = arg.bounds
+    ok = (
+        isinstance(b, tuple)
+        and len(b) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in b)
+    )
+    if not ok:
+        raise UOpError(f"PARAM bounds must be a pair of ints (lo, hi), got {b!r}")
+    if arg.dtype is not dtypes.i32:
+        raise UOpError(f"PARAM bounds are for i32 inputs, got a {arg.dtype.name} PARAM with bounds {b!r}")
+    lo, hi = b
+    if not I32_MIN <= lo <= hi <= I32_MAX:
+        raise UOpError(f"PARAM bounds must satisfy -2**31 <= lo <= hi < 2**31, got {b!r}")
+
+
 def _infer(op: Ops, src: tuple[UOp, ...], arg: Any) -> tuple[DType, tuple[int, ...]]:
     if op in _NO_ARG and arg is not None:
         raise UOpError(f"{op.name} takes no arg, got {arg!r}")
@@ -480,6 +516,8 @@ def _infer(op: Ops, src: tuple[UOp, ...], arg: Any) -> tuple[DType, tuple[int, .
             raise UOpError(f"PARAM shape must be a tuple of positive ints, got {arg.shape!r}")
         if arg.addrspace is not None and not isinstance(arg.addrspace, str):
             raise UOpError(f"PARAM addrspace must be a str or None, got {arg.addrspace!r}")
+        if arg.bounds is not None:
+            _check_bounds(arg)
         return arg.dtype, arg.shape
     if op is Ops.RANGE:
         _nsrc(op, src, 1)

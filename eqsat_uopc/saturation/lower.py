@@ -169,6 +169,8 @@ class Lowerer:
             if op is Ops.PARAM or op is Ops.RANGE or op is Ops.CALL or op is Ops.REDUCE or op in _MOVEMENT:
                 key = self.key(u.arg)
             ids[u] = self.row(op, type_string(u.dtype, u.shape), kids, key)
+            if op is Ops.PARAM and u.arg.bounds is not None:
+                self.rows["LdBound"].append(f"{ids[u]}\t{u.arg.bounds[0]}\t{u.arg.bounds[1]}")
             if op is Ops.CALL:
                 self.calls.append(u)
         return ids[root]

@@ -138,6 +138,7 @@ def _schema() -> str:
         "(relation LdCons (i64 i64 i64))",
         "(relation LdNil (i64))",
         "(relation LdUnion (i64 i64))",
+        "(relation LdBound (i64 i64 i64))",  # a bounded PARAM's [lo, hi], for the interval analysis
         "(ruleset load)",
         "(rule ((LdInt id v)) ((union (N id) (Int v))) :ruleset load)",
         "(rule ((LdBool id 1)) ((union (N id) (Bool true))) :ruleset load)",
@@ -147,6 +148,7 @@ def _schema() -> str:
         "(rule ((LdCons id h t)) ((union (LN id) (Cons (N h) (LN t)))) :ruleset load)",
         "(rule ((LdNil id)) ((union (LN id) (Nil))) :ruleset load)",
         "(rule ((LdUnion a b)) ((union (N a) (N b))) :ruleset load)",
+        "(rule ((LdBound id l h)) ((set (lo (N id)) l) (set (hi (N id)) h)) :ruleset load)",
     ]
     for op, k in _KINDS.items():
         lines.append(
@@ -166,6 +168,7 @@ LOADER_SORTS: dict[str, tuple[str, ...]] = {name: tuple(sig.split()) for name, s
     "LdCons": ("i64", "i64", "i64"),
     "LdNil": ("i64",),
     "LdUnion": ("i64", "i64"),
+    "LdBound": ("i64", "i64", "i64"),
 }
 
 _type_cache: dict[str, tuple[DType, tuple[int, ...]]] = {}

@@ -126,7 +126,11 @@ class Concrete:
             if slot not in self.params:
                 raise KeyError(f"no value for PARAM slot {slot}")
             self.flat_params[slot] = [truncate(node.dtype, v) for v in _flatten(self.params[slot])]
-        return (self.flat_params[slot][element], 0)
+        v = self.flat_params[slot][element]
+        b = node.arg.bounds
+        if b is not None and not b[0] <= v <= b[1]:  # outside the input's domain, as a RANGE out of bounds
+            return (v, self.code(node, RANGE_OOB))
+        return (v, 0)
 
     def range_var(self, node: UOp, extent: Elem) -> Elem:
         n, status = extent

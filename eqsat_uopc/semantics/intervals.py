@@ -74,6 +74,8 @@ def _bounds(u: UOp) -> tuple[Any, Any]:
         return (u.arg, u.arg)
     if u.op is Ops.RANGE:
         return (0, max(0, vmax(u.src[0]) - 1))
+    if u.op is Ops.PARAM and u.arg.bounds is not None:
+        return u.arg.bounds
     if d.is_float or u.shape != ():
         return full
     if u.op is Ops.CAST and u.src[0].dtype is dtypes.bool:

@@ -15,7 +15,7 @@ from eqsat_uopc.ir.dtype import DType, dtypes, truncate
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp, UOpError, call_params
 
-__all__ = ["bind_params", "literal", "random_value", "same_value"]
+__all__ = ["bind_params", "bounded_int", "literal", "random_value", "same_value"]
 
 
 def literal(value: Any, dtype: DType, shape: tuple[int, ...] = ()) -> UOp:
@@ -53,12 +53,17 @@ def bind_params(program: UOp, values: Mapping[int, Any]) -> UOp:
     return program.substitute(bound)
 
 
-def random_value(rng: Any, dtype: DType, shape: tuple[int, ...] = ()) -> Any:
-    """A random value of dtype and shape from a random.Random, biased towards edge cases."""
+def random_value(
+    rng: Any, dtype: DType, shape: tuple[int, ...] = (), bounds: tuple[int, int] | None = None
+) -> Any:
+    """A random value of dtype and shape from a random.Random, biased towards edge cases (for a
+    bounded i32 input, inside its bounds: `bounded_int`)."""
     if shape:
-        return [random_value(rng, dtype, shape[1:]) for _ in range(shape[0])]
+        return [random_value(rng, dtype, shape[1:], bounds) for _ in range(shape[0])]
     if dtype is dtypes.bool:
         return rng.random() < 0.5
+    if dtype is dtypes.i32 and bounds is not None:
+        return bounded_int(rng, bounds)
     if dtype is dtypes.i32:
         pick = rng.random()
         if pick < 0.15:
@@ -70,6 +75,14 @@ def random_value(rng: Any, dtype: DType, shape: tuple[int, ...] = ()) -> Any:
     if pick < 0.15:
         return rng.choice([0.0, -0.0, 1.0, -1.0, float("inf"), float("-inf"), float("nan"), 1e-45, 3.4e38])
     return truncate(dtypes.f32, rng.uniform(-100.0, 100.0) if pick < 0.8 else rng.uniform(-1e30, 1e30))
+
+
+def bounded_int(rng: Any, bounds: tuple[int, int]) -> int:
+    """A random int in [lo, hi], biased towards its ends (where off-by-one bugs live)."""
+    lo, hi = bounds
+    if rng.random() < 0.3:
+        return rng.choice((lo, hi, min(lo + 1, hi), max(hi - 1, lo), (lo + hi) // 2))
+    return rng.randint(lo, hi)
 
 
 def same_value(a: Any, b: Any) -> bool:

@@ -31,7 +31,7 @@ from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, DType, dtypes, f32_from_bits, 
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp, call_params, rebuild
 from eqsat_uopc.semantics.evaluation import evaluate
-from eqsat_uopc.semantics.values import bind_params, same_value
+from eqsat_uopc.semantics.values import bind_params, bounded_int, same_value
 from eqsat_uopc.verify.proof import Proof, check_comparable, format_inputs, input_key, prove_equivalent
 
 __all__ = ["BACKENDS", "Check", "InputSampler", "Verdict", "check_equivalent", "named_inputs"]
@@ -155,10 +155,16 @@ class InputSampler:
             return truncate(dtypes.f32, r.uniform(-100.0, 100.0))
         return _any_f32(r.getrandbits(32))
 
-    def value(self, dtype: DType, shape: tuple[int, ...]) -> Any:
-        if not shape:
+    def value(self, dtype: DType, shape: tuple[int, ...], bounds: tuple[int, int] | None = None) -> Any:
+        """A value for an input; a bounded i32 input's lies inside its bounds."""
+        if shape:
+            return [self.value(dtype, shape[1:], bounds) for _ in range(shape[0])]
+        if bounds is None:
             return self.scalar(dtype)
-        return [self.value(dtype, shape[1:]) for _ in range(shape[0])]
+        inside = [v for v in self.int_pool if bounds[0] <= v <= bounds[1]]
+        return (
+            self.rng.choice(inside) if inside and self.rng.random() < 0.4 else bounded_int(self.rng, bounds)
+        )
 
     def range_value(self, ident: Any, extent: int) -> int:
         r = self.rng
@@ -215,7 +221,7 @@ def check_equivalent(
     kept: list[_Sample] = []
     reference, discarded = None, {"undefined": 0, "overflow": 0}
     for _ in range(samples):
-        pv = {s: draw.value(p.dtype, p.shape) for s, p in params.items()}
+        pv = {s: draw.value(p.dtype, p.shape, p.arg.bounds) for s, p in params.items()}
         rv: dict[Any, int] = {}
         ea = evaluate(a, pv, rv, "wrap", draw.range_value)
         eb = evaluate(b, pv, rv, "wrap", draw.range_value)

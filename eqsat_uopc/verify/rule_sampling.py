@@ -491,7 +491,10 @@ def _compare(
     params = call_params(before)
     ranges = _ranges_of(before)
     for j in range(k):
-        pv = {p.arg.slot: _representable(random_value(rng, p.dtype, p.shape), p.dtype) for p in params}
+        pv = {
+            p.arg.slot: _representable(random_value(rng, p.dtype, p.shape, p.arg.bounds), p.dtype)
+            for p in params
+        }
         rv = {r: _range_value(rng, r) for r in ranges}
         b, b_over = evaluate_checked(before, pv, rv)
         if b is None:

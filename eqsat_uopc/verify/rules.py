@@ -125,7 +125,7 @@ def _random_test(
     for p in call_params(after):
         params.setdefault(p.arg.slot, p)
     for _ in range(samples):
-        pv = {s: sampler.value(p.dtype, p.shape) for s, p in params.items()}
+        pv = {s: sampler.value(p.dtype, p.shape, p.arg.bounds) for s, p in params.items()}
         rv: dict[Any, int] = {}
         eb = evaluate(before, pv, rv, int_semantics, sampler.range_value)
         if not eb.defined:

@@ -78,6 +78,7 @@ class Z3Domain:
         self.params: dict[int, tuple[UOp, list[Any]]] = {}  # slot -> (PARAM node, element variables)
         self.ranges: dict[Any, Any] = {}  # RANGE identifier -> variable
         self._divisions: dict[tuple[int, int], tuple[Any, Any]] = {}
+        self._bounded: set[tuple[UOp, int]] = set()  # bounded PARAM elements whose bounds are hypotheses
         self._fresh = itertools.count()
 
     # -- scalars
@@ -134,7 +135,12 @@ class Z3Domain:
                 if not self.wrap:
                     self.hypotheses.extend(self._in_range(v) for v in elems)
             self.params[slot] = (node, elems)
-        return (self.params[slot][1][element], True)
+        v = self.params[slot][1][element]
+        if node.arg.bounds is not None and (node, element) not in self._bounded:
+            self._bounded.add((node, element))
+            lo, hi = node.arg.bounds
+            self.hypotheses.append(z3.And(v >= self._int(lo), v <= self._int(hi)))
+        return (v, True)
 
     def range_var(self, node: UOp, extent: Elem) -> Elem:
         n, defined = extent
