@@ -30,7 +30,7 @@ from pathlib import Path
 from eqsat_uopc.extract import EGraph, extract
 from eqsat_uopc.extract.random_egraph import equivalent_egraph, random_egraph, random_program
 
-from eqsat_uopc.corpus import caviar_path, index_expressions, load_caviar
+from eqsat_uopc.corpus import caviar_path, index_expressions, load_corpus
 
 CAVIAR = caviar_path()
 EXTRACTORS = ("bottom_up", "greedy_dag", "exact", "egglog_tree", "egglog_dag")
@@ -38,7 +38,7 @@ EXTRACTORS = ("bottom_up", "greedy_dag", "exact", "egglog_tree", "egglog_dag")
 
 def corpus_programs(limit: int, seed: int = 0) -> list:
     """A seeded sample of `limit` Caviar programs, plus limit // 4 generated index expressions."""
-    caviar = [e.program for e in load_caviar(CAVIAR)]
+    caviar = [e.program for e in load_corpus(CAVIAR)]
     programs = random.Random(seed).sample(caviar, min(limit, len(caviar)))
     programs += [e.program for e in index_expressions(max(limit // 4, 1), seed=seed)]
     return programs

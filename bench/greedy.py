@@ -37,7 +37,7 @@ from collections.abc import Callable
 os.environ.pop("UOPC_CHECK_REWRITES", None)  # the opt-in rewrite check is a test-suite aid, not timed here
 os.environ.pop("DEBUG_REWRITE", None)
 
-from eqsat_uopc.corpus import IndexExpression, caviar_path, index_expressions, load_caviar
+from eqsat_uopc.corpus import IndexExpression, caviar_path, index_expressions, load_corpus
 from eqsat_uopc.greedy import (
     PatternMatcher,
     evaluate,
@@ -288,7 +288,7 @@ def section_topdown(size: int, repeats: int) -> None:
 
 
 def section_caviar(limit: int | None) -> None:
-    entries = load_caviar(CAVIAR)[:limit]
+    entries = load_corpus(CAVIAR)[:limit]
     t = time.perf_counter()
     results = [graph_rewrite(e.program, symbolic) for e in entries]  # not simplify: its memo may be warm
     elapsed = time.perf_counter() - t
@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     exprs = index_expressions(n_index, seed=args.seed)
     section_simplify(exprs, repeats, args.rows)
     programs = [e.program for e in exprs]
-    programs += [e.program for e in load_caviar(CAVIAR)[: 100 if args.quick else 400]]
+    programs += [e.program for e in load_corpus(CAVIAR)[: 100 if args.quick else 400]]
     section_matching(programs, repeats)
     section_topdown(200 if args.quick else 2000, repeats)
     section_caviar(100 if args.quick else None)

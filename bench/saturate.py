@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from egglog import bindings  # noqa: E402
 
-from eqsat_uopc.corpus import caviar_path, index_expressions, load_caviar  # noqa: E402
+from eqsat_uopc.corpus import caviar_path, index_expressions, load_corpus  # noqa: E402
 from eqsat_uopc.greedy import simplify  # noqa: E402
 from eqsat_uopc.ir.uop import UOp  # noqa: E402
 from eqsat_uopc.saturation import saturate  # noqa: E402
@@ -184,7 +184,7 @@ def main() -> None:
     if args.quick:
         args.limit, budgets = 20, [1000]
     lowering(20_000)
-    entries = load_caviar(caviar_path())
+    entries = load_corpus(caviar_path())
     if args.limit:
         entries = entries[: args.limit]
     writer = None

@@ -188,24 +188,23 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
 
 
 def _compare_tasks(target: Path, limit: int | None) -> list:
-    """Sweep tasks for a .uir file, a directory of them, or a .jsonl corpus (Caviar S-expressions)."""
-    from eqsat_uopc.corpus import CorpusError, load_caviar
+    """Sweep tasks for a .uir file, a directory of them, or a .jsonl corpus (format.py)."""
+    from eqsat_uopc.corpus import VERDICTS, CorpusError, load_corpus
     from eqsat_uopc.pipeline.sweep import SweepTask
 
     tasks = []
     if target.suffix == ".jsonl" and target.is_file():
         try:
-            entries = load_caviar(target)
+            entries = load_corpus(target)
         except (CorpusError, ValueError) as e:
             raise CliError(str(e)) from None
-        expect = {"true_on_all_samples": True, "false_on_all_samples": False, "mixed": None}
         for e in entries[:limit]:
-            payload = {
-                "program": e.program,
-                "names": list(e.var_names),
-                "expected": expect[e.verdict],
-                "meta": {"verdict": e.verdict, "halide_proved": e.halide_simplifier_proved},
-            }
+            payload = {"program": e.program, "names": list(e.var_names), "meta": {"verdict": e.verdict}}
+            if e.verdict != "unknown":  # the samples say which constant, if any, is right
+                payload["expected"] = VERDICTS[e.verdict]
+                payload["meta"]["halide_proved"] = e.halide_simplifier_proved
+            if e.tinygrad is not None:
+                payload["tinygrad"] = e.tinygrad
             tasks.append(SweepTask(e.id, payload))
         return tasks
     for path in list(_uir_files(target))[:limit]:
@@ -226,17 +225,25 @@ _TABLE = (
 )
 
 
-def _table(rows: list[dict], cost: str) -> str:
-    cells = [[h for h, _, _ in _TABLE]]
+_AGAINST_TINYGRAD = (("tinygrad", "tinygrad_cost", "{:g}"), ("vs tinygrad", "vs_tinygrad", "{}"))
+
+
+def _table(rows: list[dict], cost: str, against: str | None = None) -> str:
+    columns = _TABLE[:4] + _AGAINST_TINYGRAD + _TABLE[4:] if against == "tinygrad" else _TABLE
+    cells = [[h for h, _, _ in columns]]
     for r in rows:
         if r["status"] != "ok":
-            cells.append(
-                [r["key"], "", "", "", "", "", r["status"], r["error"][:60], f"{r['seconds'] or 0:.2f}"]
-            )
+            failed = {"key": r["key"], "stop_reason": r["status"], "verdict": r["error"][:60]}
+            cells.append([failed.get(k, "") for _, k, _ in columns[:-1]] + [f"{r['seconds'] or 0:.2f}"])
             continue
-        view = {**r, "greedy_cost": r[f"greedy_{cost}"], "saturated_cost": r[f"saturated_{cost}"]}
-        cells.append([fmt.format(view[k]) for _, k, fmt in _TABLE])
-    widths = [max(len(row[i]) for row in cells) for i in range(len(_TABLE))]
+        view = {
+            **r,
+            "greedy_cost": r[f"greedy_{cost}"],
+            "saturated_cost": r[f"saturated_{cost}"],
+            "tinygrad_cost": r.get(f"tinygrad_{cost}"),
+        }
+        cells.append(["" if view.get(k) is None else fmt.format(view[k]) for _, k, fmt in columns])
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
     return "\n".join(
         "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
     )
@@ -257,13 +264,14 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         "backends": tuple(b for b in args.backends.split(",") if b),
         "prove": not args.no_prove,
     }
-    if target.is_file() and target.suffix == ".uir" and not (args.json or args.csv or args.out):
+    if target.is_file() and target.suffix == ".uir" and not (args.json or args.csv or args.out or args.against):
         print(compare(_load(target).program, config, **options))
         return 0
     tasks = _compare_tasks(target, args.limit)
     for t in tasks:
         t.payload["config"] = config
         t.payload["options"] = options
+        t.payload["against"] = args.against
     workers = 0 if len(tasks) == 1 else args.workers
     rows = sweep(
         tasks,
@@ -290,12 +298,32 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             print(json.dumps(r, sort_keys=True))
         print(json.dumps({"summary": summary}, sort_keys=True))
     else:
-        print(_table(rows, args.cost))
+        print(_table(rows, args.cost, args.against))
         print()
         for k, v in summary.items():
             print(f"{k:>18}: {round(v, 4) if isinstance(v, float) else v}")
     bugs = summary.get("saturated_wrong", 0) + summary["verdict"].get("refuted", 0)
     return 1 if bugs else 0
+
+
+def _cmd_capture_tinygrad(args: argparse.Namespace) -> int:
+    from eqsat_uopc.tinygrad.capture import capture_tinygrad, write_capture
+
+    workloads = [w for w in args.workloads.split(",") if w] if args.workloads else None
+    capture = capture_tinygrad(workloads, progress=lambda w: print(f"workload {w}", file=sys.stderr))
+    write_capture(capture, args.out)
+    exprs = capture.expressions
+    print(
+        f"{len(exprs)} distinct expressions written to {args.out} "
+        f"({capture.seen} seen, {capture.duplicates} duplicates, {sum(capture.skipped.values())} left out)"
+    )
+    for w in capture.workloads:
+        print(f"  {w:>22}: {capture.per_workload.get(w, 0)}")
+    for reason, n in sorted(capture.skipped.items()):
+        print(f"  left out ({n}): {reason}")
+    simplified = sum(e.tinygrad_size < e.size for e in exprs)
+    print(f"tinygrad's simplifier makes {simplified} of {len(exprs)} smaller on their own")
+    return 0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -330,11 +358,25 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--out", default=None, help="JSON-lines results file, appended to and resumed from")
     m.add_argument("--json", action="store_true", help="rows and summary as JSON lines")
     m.add_argument("--csv", default=None, metavar="FILE", help="also write the rows as CSV")
+    m.add_argument(
+        "--against",
+        choices=("tinygrad",),
+        default=None,
+        help="add a column with tinygrad's own simplifier (live if installed, else the corpus's record)",
+    )
     m.set_defaults(fn=_cmd_compare)
 
     c = sub.add_parser("render-c", help="print the C the backend generates for a .uir program")
     c.add_argument("file")
     c.set_defaults(fn=_cmd_render_c)
+
+    t = sub.add_parser(
+        "capture-tinygrad",
+        help="record the index expressions of real tinygrad kernels as a .jsonl corpus (needs tinygrad)",
+    )
+    t.add_argument("--out", required=True, help="the .jsonl file to write")
+    t.add_argument("--workloads", default=None, help="comma-separated workload names (default: all)")
+    t.set_defaults(fn=_cmd_capture_tinygrad)
 
     from eqsat_uopc.synthesis import command as synthesis_command
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from eqsat_uopc.corpus import CorpusError, caviar_path, index_expressions, load_caviar, parse_sexpr, to_sexpr
+from eqsat_uopc.corpus import CorpusError, caviar_path, index_expressions, load_corpus, parse_sexpr, to_sexpr
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
@@ -20,7 +20,7 @@ p0, p1, p2 = (UOp.param(k, dtypes.i32) for k in range(3))
 
 @pytest.fixture(scope="module")
 def caviar():
-    return load_caviar(CAVIAR)
+    return load_corpus(CAVIAR)
 
 
 def test_counts(caviar):
@@ -120,26 +120,26 @@ def test_load_errors_name_the_line_and_entry(tmp_path):
     f = tmp_path / "c.jsonl"
     f.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
     with pytest.raises(CorpusError) as err:
-        load_caviar(f)
+        load_corpus(f)
     assert (
         str(err.value) == "c.jsonl:2 (x/2) expr: column 1: unclosed '(' of lt: expected ')', got end of input"
     )
     f.write_text(json.dumps(good) + "\n{oops\n")
     with pytest.raises(CorpusError) as err:
-        load_caviar(f)
+        load_corpus(f)
     assert (
         str(err.value) == "c.jsonl:2: column 2: not JSON: Expecting property name enclosed in double quotes"
     )
     f.write_text(json.dumps({"id": "x/3", "sample_verdict": "mixed"}) + "\n")
     with pytest.raises(CorpusError) as err:
-        load_caviar(f)
+        load_corpus(f)
     assert str(err.value) == "c.jsonl:1: entry has no 'expr' field"
 
 
 def test_slots_follow_sorted_names(tmp_path):
     row = {"id": "x/1", "expr": "(lt (var v10) (add (var v2) (var v1)))", "sample_verdict": "mixed"}
     (tmp_path / "c.jsonl").write_text(json.dumps(row) + "\n")
-    (e,) = load_caviar(tmp_path / "c.jsonl")
+    (e,) = load_corpus(tmp_path / "c.jsonl")
     assert e.var_names == ("v1", "v2", "v10")  # natural order: v2 before v10
     assert e.program is (p2 < p1 + p0)
 

@@ -12,7 +12,7 @@ import pytest
 from eqsat_uopc.extract import COST_MODELS, EXTRACTORS, extract
 
 from eqsat_uopc.backend import compile_many
-from eqsat_uopc.corpus import caviar_path, load_caviar
+from eqsat_uopc.corpus import caviar_path, load_corpus
 from eqsat_uopc.greedy import run, to_python
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.uop import UOp, call_params
@@ -27,7 +27,7 @@ def programs() -> list[UOp]:
     a, b = UOp.param(0, dtypes.i32), UOp.param(1, dtypes.i32)
     f = UOp.param(2, dtypes.f32)
     hand = [(a + b) * (a + b) + (b + a) * 2, (a * 2 + a * 2) // 4 + (a < b).where(a, b), (f * 1.0 + f) * 2.0]
-    sample = random.Random(5).sample(load_caviar(CAVIAR), 6)
+    sample = random.Random(5).sample(load_corpus(CAVIAR), 6)
     return hand + [e.program for e in sample]
 
 
@@ -89,7 +89,7 @@ def test_exact_survives_a_class_that_pruning_leaves_without_a_term():
     # Regression (found by notebook 3): after the first bound-pruning pass some child e-class had no
     # usable e-node left, its necessary-class set became "no term" (None), and the second pass
     # crashed with TypeError: 'NoneType' object is not iterable.
-    (entry,) = [e for e in load_caviar(caviar_path()) if e.id == "caviar/lasteval/L27566"]
+    (entry,) = [e for e in load_corpus(caviar_path()) if e.id == "caviar/lasteval/L27566"]
     sat = saturate(entry.program, int_semantics="no_overflow", node_budget=5000, iter_limit=3, time_limit=60)
     exact = extract(sat.egraph, "dag_size", "exact", time_limit=5.0)
     greedy = extract(sat.egraph, "dag_size", "greedy_dag")

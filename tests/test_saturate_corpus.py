@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eqsat_uopc.corpus import caviar_path, index_expressions, load_caviar
+from eqsat_uopc.corpus import caviar_path, index_expressions, load_corpus
 from eqsat_uopc.greedy import simplify
 from eqsat_uopc.saturation import saturate
 from eqsat_uopc.verify.egraph_soundness import check_sound
 from tests.strategies import inputs_for, programs, range_bindings
 
 CAVIAR = caviar_path()
-ENTRIES = load_caviar(CAVIAR)
+ENTRIES = load_corpus(CAVIAR)
 SAMPLE = ENTRIES[::130]  # 11 entries, every verdict among them
 VERDICT = {"true_on_all_samples": True, "false_on_all_samples": False}
 

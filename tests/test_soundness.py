@@ -4,7 +4,7 @@ import collections
 import math
 import random
 
-from eqsat_uopc.corpus import caviar_path, load_caviar
+from eqsat_uopc.corpus import caviar_path, load_corpus
 from eqsat_uopc.greedy import PatternMatcher, Rule, UPat, evaluate, simplify, symbolic
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
@@ -161,7 +161,7 @@ def test_simplify_on_the_caviar_corpus():
     rng = random.Random(0)
     proved: collections.Counter = collections.Counter()
     differs_under_wrap = set()
-    for entry in load_caviar(CAVIAR):
+    for entry in load_corpus(CAVIAR):
         result = simplify(entry.program)
         if result.op is Ops.CONST:
             proved[(entry.verdict, result.arg)] += 1

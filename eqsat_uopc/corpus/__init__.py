@@ -1,7 +1,8 @@
 """Benchmark corpora: programs to measure the greedy engine and equality saturation on.
 
-- The Caviar/Halide expressions (`caviar_dev()`, `load_caviar(path)`), bundled as package data
-  (data/README.md: where they come from).
+- The Caviar/Halide expressions (`caviar_dev()`) and the index expressions of real tinygrad kernels
+  (`tinygrad_capture()`), bundled as package data (data/README.md: where they come from); any file
+  in the corpus format (format.py) loads with `load_corpus(path)`.
 - Generated index expressions (`index_expressions(n, seed)`): views over N-d buffers.
 - S-expressions over the IR's ops (`parse_sexpr`, `to_sexpr`), the corpus file syntax.
 
@@ -14,13 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from eqsat_uopc.corpus.caviar import CorpusEntry, caviar_dev, caviar_path, load_caviar
+from eqsat_uopc.corpus.caviar import caviar_dev, caviar_path
 from eqsat_uopc.corpus.errors import CorpusError
+from eqsat_uopc.corpus.format import VERDICTS, CorpusEntry, load_corpus
 from eqsat_uopc.corpus.indexing import IndexExpression, index_expressions
 from eqsat_uopc.corpus.sexpr import parse_sexpr, sexpr_var_names, to_sexpr
+from eqsat_uopc.corpus.tinygrad_capture import tinygrad_capture, tinygrad_capture_path
 
 __all__ = [
     "CORPORA",
+    "VERDICTS",
     "CorpusEntry",
     "CorpusError",
     "IndexExpression",
@@ -28,14 +32,16 @@ __all__ = [
     "caviar_path",
     "corpus_path",
     "index_expressions",
-    "load_caviar",
+    "load_corpus",
     "parse_sexpr",
     "sexpr_var_names",
+    "tinygrad_capture",
+    "tinygrad_capture_path",
     "to_sexpr",
 ]
 
 # bundled corpora by the name the CLI knows them by -> the path of their .jsonl file
-CORPORA: dict[str, Callable[[], Path]] = {"caviar-dev": caviar_path}
+CORPORA: dict[str, Callable[[], Path]] = {"caviar-dev": caviar_path, "tinygrad-capture": tinygrad_capture_path}
 
 
 def corpus_path(name_or_path: str | Path) -> Path:

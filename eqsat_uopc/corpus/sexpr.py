@@ -41,8 +41,14 @@ def sexpr_var_names(text: str) -> list[str]:
     return sorted(set(re.findall(r"\(\s*var\s+([^\s()]+)\s*\)", text)), key=_natural_key)
 
 
-def parse_sexpr(text: str, slots: dict[str, int], where: str = "expression") -> UOp:
-    """Parse one S-expression into a UOp; `slots` maps variable names to PARAM slots.
+def parse_sexpr(
+    text: str,
+    slots: dict[str, int],
+    where: str = "expression",
+    bounds: dict[str, tuple[int, int] | None] | None = None,
+) -> UOp:
+    """Parse one S-expression into a UOp; `slots` maps variable names to PARAM slots, `bounds` (if
+    given) variable names to the bounds of their inputs.
 
     Errors are CorpusError naming `where` and the 1-based column. Iterative: no recursion limit.
     """
@@ -75,7 +81,7 @@ def parse_sexpr(text: str, slots: dict[str, int], where: str = "expression") -> 
                     got = repr(tokens[i + 3][0]) if i + 3 < len(tokens) else "end of input"
                     col3 = tokens[i + 3][1] if i + 3 < len(tokens) else len(text) + 1
                     raise fail(col3, f"expected ')' closing ({head} {val}, got {got}")
-                node = _leaf(head, val, vcol, slots, fail)
+                node = _leaf(head, val, vcol, slots, bounds or {}, fail)
                 i += 4
                 if stack:
                     stack[-1][3].append(node)
@@ -112,11 +118,11 @@ def parse_sexpr(text: str, slots: dict[str, int], where: str = "expression") -> 
     return result
 
 
-def _leaf(head: str, val: str, col: int, slots: dict[str, int], fail: Callable) -> UOp:
+def _leaf(head: str, val: str, col: int, slots: dict[str, int], bounds: dict, fail: Callable) -> UOp:
     if head == "var":
         if val not in slots:
             raise fail(col, f"variable {val!r} has no slot")
-        return UOp.param(slots[val], dtypes.i32)
+        return UOp.param(slots[val], dtypes.i32, bounds=bounds.get(val))
     if val in ("true", "false"):
         return UOp.const(val == "true", dtypes.bool)
     if not re.fullmatch(r"-?\d+", val):

@@ -31,7 +31,7 @@ from eqsat_uopc.pipeline.optimization import optimize
 from eqsat_uopc.saturation import DEFAULT_CONFIG, SaturationConfig, SaturationReport
 from eqsat_uopc.verify import Verdict, check_equivalent
 
-__all__ = ["Comparison", "compare", "compare_job", "constant_value", "summarize"]
+__all__ = ["Comparison", "compare", "compare_job", "constant_value", "summarize", "tinygrad_fields"]
 
 
 def constant_value(u: UOp) -> Any:
@@ -207,15 +207,45 @@ def compare(
 
 
 def compare_job(payload: dict[str, Any]) -> dict[str, Any]:
-    """The sweep job: payload {"program", "config", optional "names", "expected", "meta", plus compare's
-    keyword options in "options"} -> a row (Comparison.to_dict plus the entry's own fields)."""
+    """The sweep job: payload {"program", "config", optional "names", "expected", "meta", "against",
+    "tinygrad", plus compare's keyword options in "options"} -> a row (Comparison.to_dict plus the
+    entry's own fields, plus the tinygrad columns when "against" is "tinygrad")."""
     program = payload["program"]
     names = dict(enumerate(payload["names"])) if payload.get("names") else None
     c = compare(program, payload.get("config"), names=names, **payload.get("options", {}))
     row = {"size": program.size, **payload.get("meta", {}), **c.to_dict()}
     if "expected" in payload:
         row.update(_proof_fields(payload["expected"], row["greedy_constant"], row["saturated_constant"]))
+    if payload.get("against") == "tinygrad":
+        row.update(tinygrad_fields(c, payload.get("names"), payload.get("tinygrad")))
     return row
+
+
+def tinygrad_fields(c: Comparison, names: Sequence[str] | None, recorded: UOp | None) -> dict[str, Any]:
+    """tinygrad's simplification of the compared program priced like ours, and how ours rank against it.
+
+    tinygrad's simplifier runs live when tinygrad is installed; otherwise the result a corpus
+    recorded (`recorded`) is used, and `tinygrad_source` says which. A program the bridge cannot
+    translate gets `tinygrad_error` instead of costs.
+    """
+    from eqsat_uopc.tinygrad import TinygradError, tinygrad_available, tinygrad_simplify
+
+    try:
+        if tinygrad_available():
+            theirs, source = tinygrad_simplify(c.program, names), "live"
+        elif recorded is not None:
+            theirs, source = recorded, "recorded"
+        else:
+            tinygrad_simplify(c.program, names)  # raises: tinygrad is not installed
+    except TinygradError as e:
+        return {"tinygrad_source": None, "tinygrad_error": str(e), "vs_tinygrad": None}
+    costs = costs_of(theirs)
+    out: dict[str, Any] = {"tinygrad_source": source, **{f"tinygrad_{m}": v for m, v in costs.items()}}
+    for who in ("saturated", "greedy"):
+        ours, ref = c.costs[who][c.cost_model], costs[c.cost_model]
+        key = "vs_tinygrad" if who == "saturated" else "greedy_vs_tinygrad"
+        out[key] = "smaller" if ours < ref else "larger" if ours > ref else "equal"
+    return out
 
 
 def _proof_fields(expected: Any, greedy_const: Any, saturated_const: Any) -> dict[str, Any]:
@@ -262,6 +292,10 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     if any("expected" in r for r in ok):
         for key in ("greedy_proves", "saturated_proves", "greedy_wrong", "saturated_wrong"):
             out[key] = sum(bool(r.get(key)) for r in ok)
+    for key in ("vs_tinygrad", "greedy_vs_tinygrad"):
+        ranks = [r[key] for r in ok if r.get(key) is not None]
+        if ranks:
+            out[key] = {k: ranks.count(k) for k in ("smaller", "equal", "larger")}
     for phase in ("greedy", "saturate", "extract", "verify"):
         out[f"time_{phase}"] = round(sum(r.get(f"time_{phase}", 0.0) for r in ok), 3)
     return out

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from eqsat_uopc.backend import compile_c
-from eqsat_uopc.corpus import CorpusEntry, caviar_path, load_caviar
+from eqsat_uopc.corpus import VERDICTS, CorpusEntry, caviar_path, load_corpus
 from eqsat_uopc.extract import EXTRACTORS, cost_of, extract
 from eqsat_uopc.greedy import PatternMatcher, graph_rewrite, symbolic
 from eqsat_uopc.ir.dtype import dtypes
@@ -43,7 +43,6 @@ from eqsat_uopc.pipeline.comparison import compare
 from eqsat_uopc.saturation import DEFAULT_CONFIG, SaturationConfig, saturate
 
 __all__ = [
-    "EXPECTED_CONSTANT",
     "add_chain",
     "batched",
     "budget_sweep",
@@ -64,21 +63,13 @@ __all__ = [
 ]
 
 
-# sample_verdict -> the constant a proof reduces the expression to (None: no constant is right)
-EXPECTED_CONSTANT: dict[str, bool | None] = {
-    "true_on_all_samples": True,
-    "false_on_all_samples": False,
-    "mixed": None,
-}
-
-
 # ---------------------------------------------------------------------------
 # corpora
 
 
 def caviar_sample(n: int | None = None, seed: int = 0, path: str | Path | None = None) -> list[CorpusEntry]:
     """n entries of the Caviar corpus drawn with `seed` (all of them for n=None), in file order."""
-    entries = load_caviar(caviar_path() if path is None else path)
+    entries = load_corpus(caviar_path() if path is None else path)
     if n is None or n >= len(entries):
         return entries
     if n < 0:
@@ -89,9 +80,9 @@ def caviar_sample(n: int | None = None, seed: int = 0, path: str | Path | None =
 
 def expected_constant(entry: CorpusEntry) -> bool | None:
     """The constant a proof of this Caviar entry gives (True/False), or None for a `mixed` one."""
-    if entry.verdict not in EXPECTED_CONSTANT:
-        raise ValueError(f"{entry.id}: unknown sample verdict {entry.verdict!r}")
-    return EXPECTED_CONSTANT[entry.verdict]
+    if entry.verdict not in VERDICTS or entry.verdict == "unknown":
+        raise ValueError(f"{entry.id}: sample verdict {entry.verdict!r} says nothing about a constant")
+    return VERDICTS[entry.verdict]
 
 
 def proof_status(expected: bool | None, result: UOp) -> str:

@@ -1,0 +1,199 @@
+"""Record the index and validity expressions real tinygrad kernels hand to its symbolic simplifier.
+
+`capture_tinygrad` runs workloads (workloads.py) on tinygrad's NULL device, where every kernel is
+scheduled and compiled through the whole codegen pipeline but nothing executes, and intercepts
+codegen's symbolic passes (`initial symbolic`, `postopt symbolic`, `early symbolic`, `extra
+symbolic`, `final symbolic`). From each pass's input graph it takes every *maximal* pure
+expression: a node of integer or bool dtype built only from ops the bridge translates, over
+constants and variables (RANGE, SPECIAL, `UOp.variable`), whose consumer is not such a node (an
+INDEX, a LOAD gate, a STORE, ...). Those are the index and validity expressions of the kernel.
+
+Each distinct expression (by its S-expression and its variables' bounds) is kept once, with the
+workload and pass it came from, and with tinygrad's own simplification of it on its own
+(`tinygrad_simplify`: tinygrad's `UOp.simplify` on the translated program, translated back). An expression with no exact
+translation, or one that needs an op the corpus syntax lacks (CAST), is counted and left out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eqsat_uopc.corpus.sexpr import to_sexpr
+from eqsat_uopc.tinygrad.bridge import (
+    TinygradError,
+    _tinygrad,
+    from_tinygrad,
+    tinygrad_simplify,
+    tinygrad_variables,
+)
+from eqsat_uopc.tinygrad.workloads import WORKLOADS
+
+__all__ = ["SYMBOLIC_PASSES", "Capture", "CapturedExpression", "capture_tinygrad", "write_capture"]
+
+# the names codegen gives its graph_rewrite calls that run tinygrad's symbolic simplifier
+SYMBOLIC_PASSES = ("initial symbolic", "postopt symbolic", "early symbolic", "extra symbolic", "final symbolic")
+
+
+@dataclass(frozen=True)
+class CapturedExpression:
+    """One distinct expression: our program's S-expression, its variables' bounds, tinygrad's result."""
+
+    id: str
+    workload: str
+    stage: str
+    expr: str
+    bounds: dict[str, list[int]]
+    tinygrad: str
+    size: int
+    tinygrad_size: int
+
+    def to_dict(self, version: str) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "source": f"tinygrad {version}, NULL device, workload {self.workload}, pass {self.stage!r}",
+            "expr": self.expr,
+            "bounds": self.bounds,
+            "tinygrad": self.tinygrad,
+            "size": self.size,
+            "tinygrad_size": self.tinygrad_size,
+        }
+
+
+@dataclass
+class Capture:
+    """What a capture run found: the distinct expressions, and what it had to leave out and why."""
+
+    expressions: list[CapturedExpression] = field(default_factory=list)
+    seen: int = 0  # maximal pure expressions met, duplicates included
+    duplicates: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)  # reason -> count
+    workloads: list[str] = field(default_factory=list)
+    per_workload: dict[str, int] = field(default_factory=dict)  # distinct expressions first seen there
+
+
+_PURE_OPS = (
+    "ADD MUL MAX CMPLT CMPNE CMPEQ WHERE FLOORDIV FLOORMOD CDIV CMOD SUB NEG AND OR XOR SHL SHR".split()
+)
+
+
+def _purity(tops: Any) -> Callable[[Any], bool]:
+    O, tdt = tops.Ops, tops.dtypes
+    ops = {getattr(O, name) for name in _PURE_OPS}
+    int_like = (tdt.weakint, tdt.int32, tdt.bool)
+    memo: dict[Any, bool] = {}
+
+    def pure(u: Any) -> bool:
+        if u in memo:
+            return memo[u]
+        if u.dtype not in int_like:
+            r = False
+        elif u.op in (O.RANGE, O.SPECIAL) or (u.op in (O.BUFFER, O.PARAM) and getattr(u.arg, "vmin_vmax", None)):
+            r = True
+        elif u.op is O.CONST:
+            r = isinstance(u.arg, (bool, int))
+        else:
+            r = u.op in ops and all(pure(s) for s in u.src)
+        memo[u] = r
+        return r
+
+    return pure
+
+
+def _maximal_expressions(sink: Any, tops: Any, pure: Callable[[Any], bool]) -> list[Any]:
+    """The pure non-leaf nodes of sink with at least one consumer that is not pure, in toposort order."""
+    O = tops.Ops
+    found: dict[Any, None] = {}
+    for u in sink.toposort():
+        if pure(u):
+            continue
+        for s in u.src:
+            if pure(s) and s.src and s.op not in (O.RANGE, O.SPECIAL, O.BUFFER, O.PARAM, O.CONST):
+                found.setdefault(s, None)
+    return list(found)
+
+
+def capture_tinygrad(
+    workloads: Iterable[str] | None = None, progress: Callable[[str], None] | None = None
+) -> Capture:
+    """Run the named workloads (default: all of WORKLOADS, in order) and collect their expressions."""
+    tops = _tinygrad()
+    import tinygrad.codegen as codegen
+    from tinygrad.helpers import Context
+
+    names = list(WORKLOADS) if workloads is None else list(workloads)
+    for name in names:
+        if name not in WORKLOADS:
+            raise TinygradError(f"unknown workload {name!r}; known: {', '.join(WORKLOADS)}")
+    capture = Capture(workloads=names)
+    keys: set[tuple] = set()
+    pure = _purity(tops)
+    current = {"workload": ""}
+    original = codegen.graph_rewrite
+
+    def intercept(sink: Any, pm: Any, *args: Any, name: str | None = None, **kwargs: Any) -> Any:
+        if name in SYMBOLIC_PASSES:
+            for expr in _maximal_expressions(sink, tops, pure):
+                _record(capture, keys, expr, current["workload"], name)
+        return original(sink, pm, *args, name=name, **kwargs)
+
+    codegen.graph_rewrite = intercept
+    # kernels compiled earlier in this process would not pass through codegen again: forget them
+    codegen.to_program_cache.clear()
+    try:
+        with Context(DEV="NULL", CACHELEVEL=0, PARALLEL=0):  # compile in this process
+            for name in names:
+                if progress is not None:
+                    progress(name)
+                current["workload"] = name
+                WORKLOADS[name]()
+    finally:
+        codegen.graph_rewrite = original
+    return capture
+
+
+def _record(capture: Capture, keys: set[tuple], expr: Any, workload: str, stage: str) -> None:
+    capture.seen += 1
+    try:
+        bounds = tinygrad_variables(expr)
+        names = list(bounds)
+        program = from_tinygrad(expr)
+        text = to_sexpr(program, names)
+        simplified = tinygrad_simplify(program, names)
+        tinygrad_text = to_sexpr(simplified, names)
+    except (TinygradError, ValueError) as e:
+        reason = str(e).removeprefix("from_tinygrad: ").removeprefix("to_sexpr: ")[:80]
+        capture.skipped[reason] = capture.skipped.get(reason, 0) + 1
+        return
+    key = (text, tuple(bounds.items()))
+    if key in keys:
+        capture.duplicates += 1
+        return
+    keys.add(key)
+    capture.expressions.append(
+        CapturedExpression(
+            id=f"tinygrad/{workload}/{capture.per_workload.get(workload, 0):04d}",
+            workload=workload,
+            stage=stage,
+            expr=text,
+            bounds={k: [int(lo), int(hi)] for k, (lo, hi) in bounds.items()},
+            tinygrad=tinygrad_text,
+            size=program.size,
+            tinygrad_size=simplified.size,
+        )
+    )
+    capture.per_workload[workload] = capture.per_workload.get(workload, 0) + 1
+
+
+def write_capture(capture: Capture, path: str | Path) -> None:
+    """Write the expressions as .jsonl in the corpus format (`corpus.load_corpus` reads it back)."""
+    import tinygrad  # noqa: F401  (the version is read from the installed distribution)
+    from importlib.metadata import version
+
+    tg_version = version("tinygrad")
+    with Path(path).open("w") as f:
+        for e in capture.expressions:
+            f.write(json.dumps(e.to_dict(tg_version)) + "\n")
