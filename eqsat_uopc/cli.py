@@ -264,7 +264,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         "backends": tuple(b for b in args.backends.split(",") if b),
         "prove": not args.no_prove,
     }
-    if target.is_file() and target.suffix == ".uir" and not (args.json or args.csv or args.out or args.against):
+    if (
+        target.is_file()
+        and target.suffix == ".uir"
+        and not (args.json or args.csv or args.out or args.against)
+    ):
         print(compare(_load(target).program, config, **options))
         return 0
     tasks = _compare_tasks(target, args.limit)

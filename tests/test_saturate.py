@@ -158,7 +158,8 @@ def test_unknown_family() -> None:
         saturate(UOp.param(0), rules=RuleSet("mine", ("fold", "magic")))
     assert str(info.value) == (
         "rule set 'mine' has unknown families ['magic'] (known: identities, fold, reassociation, "
-        "distribution, divmod, recombination, comparisons, intervals, comm_assoc, synth_small, evaluate)"
+        "distribution, divmod, recombination, comparisons, intervals, comm_assoc, boolean, minmax, linear, "
+        "divisibility, synth_small, evaluate)"
     )
     with pytest.raises(SaturationError, match=r"^time_limit must be positive, got nan$"):
         saturate(UOp.param(0), time_limit=float("nan"))

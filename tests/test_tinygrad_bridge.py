@@ -28,34 +28,34 @@ needs_tinygrad = pytest.mark.skipif(
 
 def _tg():
     from tinygrad.dtype import dtypes as tdt
-    from tinygrad.uop.ops import Ops as O
+    from tinygrad.uop.ops import Ops as TOps
     from tinygrad.uop.ops import UOp as T
 
-    return T, O, tdt
+    return T, TOps, tdt
 
 
-# (name, builder over variables x in [-20, 15], y in [1, 9], b bool): every op the bridge translates
+# name -> builder over variables x in [-20, 15], y in [1, 9]: every op the bridge translates
 def _cases():
-    T, O, tdt = _tg()
+    _, TOps, tdt = _tg()
     return {
         "add": lambda x, y: x + y,
         "mul": lambda x, y: x * y,
-        "max": lambda x, y: x.alu(O.MAX, y),
-        "sub": lambda x, y: x.alu(O.SUB, y),
-        "neg": lambda x, y: x.alu(O.NEG),
+        "max": lambda x, y: x.alu(TOps.MAX, y),
+        "sub": lambda x, y: x.alu(TOps.SUB, y),
+        "neg": lambda x, y: x.alu(TOps.NEG),
         "floordiv": lambda x, y: x // y,
         "floormod": lambda x, y: x % y,
-        "cdiv": lambda x, y: x.alu(O.CDIV, y),
-        "cmod": lambda x, y: x.alu(O.CMOD, y),
-        "cdiv_const": lambda x, y: x.alu(O.CDIV, x.const_like(4)),
-        "cmod_const": lambda x, y: x.alu(O.CMOD, x.const_like(4)),
-        "cdiv_negative_divisor": lambda x, y: x.alu(O.CDIV, y * -1),
-        "cmod_negative_divisor": lambda x, y: x.alu(O.CMOD, x.const_like(-3)),
-        "shl": lambda x, y: x.alu(O.SHL, x.const_like(3)),
-        "shr": lambda x, y: x.alu(O.SHR, x.const_like(2)),
+        "cdiv": lambda x, y: x.alu(TOps.CDIV, y),
+        "cmod": lambda x, y: x.alu(TOps.CMOD, y),
+        "cdiv_const": lambda x, y: x.alu(TOps.CDIV, x.const_like(4)),
+        "cmod_const": lambda x, y: x.alu(TOps.CMOD, x.const_like(4)),
+        "cdiv_negative_divisor": lambda x, y: x.alu(TOps.CDIV, y * -1),
+        "cmod_negative_divisor": lambda x, y: x.alu(TOps.CMOD, x.const_like(-3)),
+        "shl": lambda x, y: x.alu(TOps.SHL, x.const_like(3)),
+        "shr": lambda x, y: x.alu(TOps.SHR, x.const_like(2)),
         "cmplt": lambda x, y: (x < y).where(x, y),
         "cmpne": lambda x, y: x.ne(y).where(x, y),
-        "cmpeq": lambda x, y: x.alu(O.CMPEQ, y).where(x, y),
+        "cmpeq": lambda x, y: x.alu(TOps.CMPEQ, y).where(x, y),
         "and": lambda x, y: ((x < 3) & (y < 5)).where(x, y),
         "or": lambda x, y: ((x < 3) | (y < 5)).where(x, y),
         "xor": lambda x, y: ((x < 3) ^ (y < 5)).where(x, y),
@@ -65,10 +65,32 @@ def _cases():
     }
 
 
-CASES = (
-    "add mul max sub neg floordiv floormod cdiv cmod cdiv_const cmod_const cdiv_negative_divisor"
-    " cmod_negative_divisor shl shr cmplt cmpne cmpeq and or xor cast_bool cast_int32 index_like"
-).split()
+CASES = [
+    "add",
+    "mul",
+    "max",
+    "sub",
+    "neg",
+    "floordiv",
+    "floormod",
+    "cdiv",
+    "cmod",
+    "cdiv_const",
+    "cmod_const",
+    "cdiv_negative_divisor",
+    "cmod_negative_divisor",
+    "shl",
+    "shr",
+    "cmplt",
+    "cmpne",
+    "cmpeq",
+    "and",
+    "or",
+    "xor",
+    "cast_bool",
+    "cast_int32",
+    "index_like",
+]
 
 
 @needs_tinygrad
@@ -97,7 +119,7 @@ def test_round_trip_evaluates_like_tinygrad_on_every_point(name):
 
 @needs_tinygrad
 def test_variables_become_bounded_inputs_in_natural_slot_order():
-    T, O, _ = _tg()
+    T, _, _ = _tg()
     r10, r2 = T.range(16, 10), T.range(5, 2)
     v = T.variable("n", 3, 40)
     program = from_tinygrad(r10 * 5 + r2 + v)
@@ -108,14 +130,14 @@ def test_variables_become_bounded_inputs_in_natural_slot_order():
 
 @needs_tinygrad
 def test_unsupported_ops_are_named():
-    T, O, tdt = _tg()
+    T, TOps, tdt = _tg()
     x = T.variable("x", 0, 9)
     with pytest.raises(TinygradError, match=r"from_tinygrad: Ops.AND on dtypes.weakint is not supported"):
-        from_tinygrad(x.alu(O.AND, x.const_like(3)))
+        from_tinygrad(x.alu(TOps.AND, x.const_like(3)))
     with pytest.raises(TinygradError, match=r"from_tinygrad: Ops.SHL by Ops.DEFINE_VAR|SHL by Ops.BUFFER"):
-        from_tinygrad(x.alu(O.SHL, x))
+        from_tinygrad(x.alu(TOps.SHL, x))
     with pytest.raises(TinygradError, match=r"Ops.TRUNC \(dtypes.float\) is not supported"):
-        from_tinygrad(T.variable("f", -1.0, 1.0, dtype=tdt.float32).alu(O.TRUNC))
+        from_tinygrad(T.variable("f", -1.0, 1.0, dtype=tdt.float32).alu(TOps.TRUNC))
     with pytest.raises(TinygradError, match=r"dtypes.long, which has no eqsat-uopc equivalent"):
         from_tinygrad(x.cast(tdt.int64))
     with pytest.raises(TinygradError, match=r"to_tinygrad: STACK has shape \(2,\)"):
@@ -138,12 +160,12 @@ def test_tinygrad_simplify_keeps_slots_and_uses_the_bounds():
 @given(st.integers(-(2**31), 2**31 - 1), st.integers(-50, 50).filter(lambda d: d != 0))
 @needs_tinygrad
 def test_truncating_division_matches_c_over_int32(a, d):
-    T, O, tdt = _tg()
+    T, TOps, tdt = _tg()
     x, y = T.variable("x", -(2**31), 2**31 - 1, dtype=tdt.int32), T.variable("y", -50, 50, dtype=tdt.int32)
-    for op in (O.CDIV, O.CMOD):
+    for op in (TOps.CDIV, TOps.CMOD):
         u = x.alu(op, y)
         got = evaluate(from_tinygrad(u), {0: a, 1: d})
-        if (a, d) == (-(2**31), -1) and op is O.CDIV:
+        if (a, d) == (-(2**31), -1) and op is TOps.CDIV:
             continue  # overflows in C too
         assert got.value == evaluate_tinygrad(u, {"x": a, "y": d}), (op, a, d)
 
@@ -160,7 +182,9 @@ def test_absent_tinygrad_is_a_clear_error(monkeypatch):
 
     monkeypatch.setattr(builtins, "__import__", no_tinygrad)
     assert not tinygrad_available()
-    with pytest.raises(TinygradError, match=r"tinygrad is not installed: pip install 'eqsat-uopc\[tinygrad\]'"):
+    with pytest.raises(
+        TinygradError, match=r"tinygrad is not installed: pip install 'eqsat-uopc\[tinygrad\]'"
+    ):
         to_tinygrad(UOp.param(0) + 1)
 
 
@@ -169,8 +193,16 @@ def test_bundled_capture_loads_with_bounds_and_tinygrad_results():
     assert len(entries) >= 500
     assert len({(e.id) for e in entries}) == len(entries)
     e = entries[0]
-    assert (e.id, e.verdict, e.var_names, e.bounds) == ("tinygrad/matmul/0000", "unknown", ("r1", "r2"), ((0, 6), (0, 4)))
-    assert str(e.program.src[0].src[0].arg) == "ParamArg(slot=0, dtype=dtypes.i32, shape=(), addrspace=None, bounds=(0, 6))"
+    assert (e.id, e.verdict, e.var_names, e.bounds) == (
+        "tinygrad/matmul/0000",
+        "unknown",
+        ("r1", "r2"),
+        ((0, 6), (0, 4)),
+    )
+    assert (
+        str(e.program.src[0].src[0].arg)
+        == "ParamArg(slot=0, dtype=dtypes.i32, shape=(), addrspace=None, bounds=(0, 6))"
+    )
     assert all(e.tinygrad is not None for e in entries)
     # tinygrad's simplifier (0.14.0) shrinks 394 of them and grows 4 (e.g. interpolate/0006)
     assert sum(e.tinygrad.size < e.program.size for e in entries) == 394
@@ -186,7 +218,9 @@ def test_corpus_bounds_errors_say_where(tmp_path):
     path = tmp_path / "c.jsonl"
     row = {"id": "a", "expr": "(add (var x) (const 1))", "bounds": {"x": [5, 2]}}
     path.write_text(json.dumps(row) + "\n")
-    with pytest.raises(Exception, match=r"c.jsonl:1 \(a\): bounds of 'x' must be \[lo, hi\] integers with lo <= hi"):
+    with pytest.raises(
+        Exception, match=r"c.jsonl:1 \(a\): bounds of 'x' must be \[lo, hi\] integers with lo <= hi"
+    ):
         load_corpus(path)
     row["bounds"] = {"y": [0, 1]}
     path.write_text(json.dumps(row) + "\n")
@@ -220,3 +254,43 @@ def test_capture_of_one_workload_is_deterministic_and_translates_exactly(tmp_pat
     assert all((e.program, e.tinygrad) in bundled for e in loaded)
     with pytest.raises(TinygradError, match=r"unknown workload 'gpt5'; known: matmul, conv2d"):
         capture_tinygrad(["gpt5"])
+
+
+@needs_tinygrad
+def test_cli_captures_and_compares_against_tinygrad(tmp_path, capsys):
+    from eqsat_uopc.cli import main
+
+    out = tmp_path / "k.jsonl"
+    assert main(["capture-tinygrad", "--out", str(out), "--workloads", "pooling"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.splitlines()[0] == (
+        f"50 distinct expressions written to {out} (98 seen, 48 duplicates, 0 left out)"
+    )
+    argv = ["compare", str(out), "--against", "tinygrad", "--no-verify", "--limit", "4", "--workers", "0"]
+    assert main([*argv, "--json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    rows, summary = lines[:-1], lines[-1]["summary"]
+    assert [r["key"] for r in rows] == [f"tinygrad/pooling/{k:04d}" for k in range(4)]
+    assert all(r["tinygrad_source"] == "live" and r["vs_tinygrad"] in ("smaller", "equal") for r in rows)
+    assert sum(summary["vs_tinygrad"].values()) == 4 and "expected" not in rows[0]
+    assert main(argv) == 0
+    header = capsys.readouterr().out.splitlines()[0].split()
+    assert header[:7] == ["program", "size", "greedy", "saturated", "tinygrad", "vs", "tinygrad"]
+
+
+def test_recorded_tinygrad_result_is_used_without_tinygrad(monkeypatch):
+    import eqsat_uopc.tinygrad as bridge
+    from eqsat_uopc.pipeline.comparison import compare, tinygrad_fields
+
+    monkeypatch.setattr(bridge, "tinygrad_available", lambda: False)
+    e = tinygrad_capture()[0]
+    c = compare(e.program, verify=False)
+    fields = tinygrad_fields(c, e.var_names, e.tinygrad)
+    assert fields["tinygrad_source"] == "recorded" and fields["tinygrad_dag_size"] == e.tinygrad.size
+    assert fields["vs_tinygrad"] == "equal"
+    error = "tinygrad is not installed (pip install 'eqsat-uopc[tinygrad]') and no result is recorded"
+    assert tinygrad_fields(c, e.var_names, None) == {
+        "tinygrad_source": None,
+        "tinygrad_error": error,
+        "vs_tinygrad": None,
+    }

@@ -41,7 +41,10 @@ __all__ = [
 ]
 
 # bundled corpora by the name the CLI knows them by -> the path of their .jsonl file
-CORPORA: dict[str, Callable[[], Path]] = {"caviar-dev": caviar_path, "tinygrad-capture": tinygrad_capture_path}
+CORPORA: dict[str, Callable[[], Path]] = {
+    "caviar-dev": caviar_path,
+    "tinygrad-capture": tinygrad_capture_path,
+}
 
 
 def corpus_path(name_or_path: str | Path) -> Path:

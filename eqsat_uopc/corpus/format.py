@@ -125,5 +125,7 @@ def _bounds(given: Any, names: list[str], where: str) -> tuple[tuple[int, int] |
         if name not in names:
             raise CorpusError(f"{where}: bounds name variable {name!r}, which the expression does not use")
         if not (isinstance(b, list) and len(b) == 2 and all(type(v) is int for v in b) and b[0] <= b[1]):
-            raise CorpusError(f"{where}: bounds of {name!r} must be [lo, hi] integers with lo <= hi, got {b!r}")
+            raise CorpusError(
+                f"{where}: bounds of {name!r} must be [lo, hi] integers with lo <= hi, got {b!r}"
+            )
     return tuple(tuple(given[n]) if n in given else None for n in names)

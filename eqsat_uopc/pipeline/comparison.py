@@ -230,15 +230,16 @@ def tinygrad_fields(c: Comparison, names: Sequence[str] | None, recorded: UOp | 
     """
     from eqsat_uopc.tinygrad import TinygradError, tinygrad_available, tinygrad_simplify
 
-    try:
-        if tinygrad_available():
+    if tinygrad_available():
+        try:
             theirs, source = tinygrad_simplify(c.program, names), "live"
-        elif recorded is not None:
-            theirs, source = recorded, "recorded"
-        else:
-            tinygrad_simplify(c.program, names)  # raises: tinygrad is not installed
-    except TinygradError as e:
-        return {"tinygrad_source": None, "tinygrad_error": str(e), "vs_tinygrad": None}
+        except TinygradError as e:
+            return {"tinygrad_source": None, "tinygrad_error": str(e), "vs_tinygrad": None}
+    elif recorded is not None:
+        theirs, source = recorded, "recorded"
+    else:
+        error = "tinygrad is not installed (pip install 'eqsat-uopc[tinygrad]') and no result is recorded"
+        return {"tinygrad_source": None, "tinygrad_error": error, "vs_tinygrad": None}
     costs = costs_of(theirs)
     out: dict[str, Any] = {"tinygrad_source": source, **{f"tinygrad_{m}": v for m, v in costs.items()}}
     for who in ("saturated", "greedy"):

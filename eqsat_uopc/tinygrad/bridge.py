@@ -100,10 +100,10 @@ def _is_variable(u: Any, tops: Any) -> bool:
 
 def _variable_info(u: Any, tops: Any) -> tuple[str, Any, tuple[Any, Any]] | None:
     """(name, dtype, (lo, hi)) of a tinygrad leaf that is a variable, None for any other node."""
-    Ops_ = tops.Ops
-    if u.op is Ops_.RANGE:
+    TOps = tops.Ops
+    if u.op is TOps.RANGE:
         return f"r{u.arg[0]}", u.dtype, (0, u.src[0].vmax - 1)
-    if u.op is Ops_.SPECIAL:
+    if u.op is TOps.SPECIAL:
         return str(u.arg), u.dtype, (0, u.src[0].vmax - 1)
     if _is_variable(u, tops):
         return u.arg.name, u.dtype, tuple(u.arg.vmin_vmax)
@@ -150,22 +150,22 @@ def from_tinygrad(u: Any, slots: Mapping[str, int] | None = None) -> UOp:
     so that the same variable keeps the same slot.
     """
     tops = _tinygrad()
-    O = tops.Ops
+    TOps = tops.Ops
     if slots is None:
         slots = {name: k for k, name in enumerate(tinygrad_variables(u))}
     memo: dict[Any, UOp] = {}
     for n in u.toposort():
         where = f"{n.op} ({n.dtype})"
-        if n.op is O.STACK and not n.src and n.dtype == tops.dtypes.void:
+        if n.op is TOps.STACK and not n.src and n.dtype == tops.dtypes.void:
             continue  # the empty shape argument of a variable's BUFFER
         try:
-            memo[n] = _from_node(n, [memo[s] for s in n.src if s in memo], tops, O, slots, where)
+            memo[n] = _from_node(n, [memo[s] for s in n.src if s in memo], tops, TOps, slots, where)
         except UOpError as e:
             raise TinygradError(f"from_tinygrad: {where}: {e}") from None
     return memo[u]
 
 
-def _from_node(n: Any, s: list[UOp], tops: Any, O: Any, slots: Mapping[str, int], where: str) -> UOp:
+def _from_node(n: Any, s: list[UOp], tops: Any, TOps: Any, slots: Mapping[str, int], where: str) -> UOp:
     info = _variable_info(n, tops)
     if info is not None:
         name, dt, (lo, hi) = info
@@ -176,7 +176,7 @@ def _from_node(n: Any, s: list[UOp], tops: Any, O: Any, slots: Mapping[str, int]
         if bounds == (I32_MIN, I32_MAX):  # no bounds beyond the dtype's: an unbounded input
             bounds = None
         return UOp.param(slots[name], ours, bounds=bounds)
-    if n.op is O.CONST:
+    if n.op is TOps.CONST:
         ours = _our_dtype(n.dtype, tops, "a CONST")
         v = n.arg
         if ours is dtypes.i32:
@@ -185,42 +185,44 @@ def _from_node(n: Any, s: list[UOp], tops: Any, O: Any, slots: Mapping[str, int]
             return UOp.const(int(v), dtypes.i32)
         return UOp.const(bool(v) if ours is dtypes.bool else float(v), ours)
     direct = {
-        O.ADD: Ops.ADD,
-        O.MUL: Ops.MUL,
-        O.MAX: Ops.MAX,
-        O.CMPLT: Ops.CMPLT,
-        O.CMPNE: Ops.CMPNE,
-        O.WHERE: Ops.WHERE,
-        O.FLOORDIV: Ops.FLOORDIV,
-        O.FLOORMOD: Ops.FLOORMOD,
-        O.RECIPROCAL: Ops.RECIP,
-        O.EXP2: Ops.EXP2,
-        O.LOG2: Ops.LOG2,
-        O.SQRT: Ops.SQRT,
-        O.SIN: Ops.SIN,
+        TOps.ADD: Ops.ADD,
+        TOps.MUL: Ops.MUL,
+        TOps.MAX: Ops.MAX,
+        TOps.CMPLT: Ops.CMPLT,
+        TOps.CMPNE: Ops.CMPNE,
+        TOps.WHERE: Ops.WHERE,
+        TOps.FLOORDIV: Ops.FLOORDIV,
+        TOps.FLOORMOD: Ops.FLOORMOD,
+        TOps.RECIPROCAL: Ops.RECIP,
+        TOps.EXP2: Ops.EXP2,
+        TOps.LOG2: Ops.LOG2,
+        TOps.SQRT: Ops.SQRT,
+        TOps.SIN: Ops.SIN,
     }
     if n.op in direct:
         return UOp(direct[n.op], tuple(s))
-    if n.op is O.SUB:
+    if n.op is TOps.SUB:
         return s[0] + s[1] * s[1].const_like(-1)
-    if n.op is O.NEG:
+    if n.op is TOps.NEG:
         return s[0] * s[0].const_like(-1)
-    if n.op is O.CMPEQ:
+    if n.op is TOps.CMPEQ:
         return s[0].ne(s[1]).ne(True)
-    if n.op in (O.CDIV, O.CMOD):
-        return _truncating(n.op is O.CDIV, s[0], s[1])
-    if n.op in (O.AND, O.OR, O.XOR):
+    if n.op in (TOps.CDIV, TOps.CMOD):
+        return _truncating(n.op is TOps.CDIV, s[0], s[1])
+    if n.op in (TOps.AND, TOps.OR, TOps.XOR):
         if s[0].dtype is not dtypes.bool:
             raise TinygradError(f"from_tinygrad: {n.op} on {n.dtype} is not supported (only on bools)")
-        if n.op is O.AND:
+        if n.op is TOps.AND:
             return s[0].where(s[1], False)
-        return s[0].where(True, s[1]) if n.op is O.OR else s[0].ne(s[1])
-    if n.op in (O.SHL, O.SHR):
+        return s[0].where(True, s[1]) if n.op is TOps.OR else s[0].ne(s[1])
+    if n.op in (TOps.SHL, TOps.SHR):
         k = n.src[1]
-        if k.op is not O.CONST or not isinstance(k.arg, int) or not 0 <= k.arg < 31:
-            raise TinygradError(f"from_tinygrad: {n.op} by {k.op} is not supported (only by a constant 0..30)")
-        return s[0] * (1 << k.arg) if n.op is O.SHL else s[0] // (1 << k.arg)
-    if n.op is O.CAST:
+        if k.op is not TOps.CONST or not isinstance(k.arg, int) or not 0 <= k.arg < 31:
+            raise TinygradError(
+                f"from_tinygrad: {n.op} by {k.op} is not supported (only by a constant 0..30)"
+            )
+        return s[0] * (1 << k.arg) if n.op is TOps.SHL else s[0] // (1 << k.arg)
+    if n.op is TOps.CAST:
         ours = _our_dtype(n.dtype, tops, "a CAST")
         return s[0] if ours is s[0].dtype else s[0].cast(ours)
     raise TinygradError(
@@ -249,27 +251,29 @@ def to_tinygrad(program: UOp, names: Sequence[str] | None = None) -> Any:
     tops = _tinygrad()
     from tinygrad.dtype import dtypes as tdt
 
-    TUOp, O = tops.UOp, tops.Ops
+    TUOp, TOps = tops.UOp, tops.Ops
     tdtype = {dtypes.i32: tdt.weakint, dtypes.bool: tdt.bool, dtypes.f32: tdt.float32}
     alu = {
-        Ops.ADD: O.ADD,
-        Ops.MUL: O.MUL,
-        Ops.MAX: O.MAX,
-        Ops.CMPLT: O.CMPLT,
-        Ops.CMPNE: O.CMPNE,
-        Ops.WHERE: O.WHERE,
-        Ops.FLOORDIV: O.FLOORDIV,
-        Ops.FLOORMOD: O.FLOORMOD,
-        Ops.RECIP: O.RECIPROCAL,
-        Ops.EXP2: O.EXP2,
-        Ops.LOG2: O.LOG2,
-        Ops.SQRT: O.SQRT,
-        Ops.SIN: O.SIN,
+        Ops.ADD: TOps.ADD,
+        Ops.MUL: TOps.MUL,
+        Ops.MAX: TOps.MAX,
+        Ops.CMPLT: TOps.CMPLT,
+        Ops.CMPNE: TOps.CMPNE,
+        Ops.WHERE: TOps.WHERE,
+        Ops.FLOORDIV: TOps.FLOORDIV,
+        Ops.FLOORMOD: TOps.FLOORMOD,
+        Ops.RECIP: TOps.RECIPROCAL,
+        Ops.EXP2: TOps.EXP2,
+        Ops.LOG2: TOps.LOG2,
+        Ops.SQRT: TOps.SQRT,
+        Ops.SIN: TOps.SIN,
     }
     memo: dict[UOp, Any] = {}
     for n in program.toposort():
         if n.shape != () and n.op is not Ops.CONST:
-            raise TinygradError(f"to_tinygrad: {n.op.name} has shape {n.shape}; only scalar programs translate")
+            raise TinygradError(
+                f"to_tinygrad: {n.op.name} has shape {n.shape}; only scalar programs translate"
+            )
         s = [memo[x] for x in n.src]
         if n.op is Ops.CONST:
             if n.shape != ():
@@ -318,19 +322,19 @@ def _max_slot(program: UOp) -> int:
 def evaluate_tinygrad(u: Any, values: Mapping[str, Any]) -> Any:
     """The value of a tinygrad graph with its variables bound by name, by tinygrad's own `exec_alu`."""
     tops = _tinygrad()
-    O = tops.Ops
+    TOps = tops.Ops
     memo: dict[Any, Any] = {}
     for n in u.toposort():
-        if n.op is O.STACK and not n.src:
+        if n.op is TOps.STACK and not n.src:
             continue
         info = _variable_info(n, tops)
         if info is not None:
             if info[0] not in values:
                 raise TinygradError(f"evaluate_tinygrad: no value for variable {info[0]!r}")
             memo[n] = values[info[0]]
-        elif n.op is O.CONST:
+        elif n.op is TOps.CONST:
             memo[n] = n.arg
-        elif n.op is O.CAST:
+        elif n.op is TOps.CAST:
             memo[n] = _cast_value(memo[n.src[0]], n.dtype)
         else:
             memo[n] = tops.exec_alu(n.op, n.dtype, tuple(memo[s] for s in n.src))

@@ -25,6 +25,8 @@ TYPES = ("i32", "bool", "f32")
 _BINARY = {"Add": Ops.ADD, "Mul": Ops.MUL, "Max": Ops.MAX, "Div": Ops.FLOORDIV, "Mod": Ops.FLOORMOD}
 _COMPARE = {"Lt": Ops.CMPLT, "Ne": Ops.CMPNE}
 _OPAQUE = {"Param", "Index", "Call", "Reduce", "Stack", "Reshape", "Expand", "Permute", "Shrink"}
+# relations a family declares over (i32 term, i64): what a fact claims (None: a question, no claim)
+_RELATIONS = {"Mult": lambda v, c: z3.And(c > 0, v % c == 0), "AskMult": None}
 
 
 class IllTyped(Exception):
@@ -304,11 +306,33 @@ class Encoder:
         else:
             self._expect(typ, self.terms[var][2])
 
+    def relation(self, atom: list) -> Any:
+        """A relation atom (Rel x c) over an i32 term variable and a primitive: what it claims."""
+        head, args = atom[0], atom[1:]
+        if len(args) != 2 or not isinstance(args[0], str) or isinstance(args[0], Str):
+            raise NotEncodable(f"relation atom {show(atom)}")
+        var, k = args
+        if var not in self.terms:
+            self.new_term(var, "i32")
+        v, d, typ = self.terms[var]
+        if typ != "i32":
+            raise IllTyped
+        if isinstance(k, str) and not isinstance(k, Str) and k not in self.prims:
+            kv, conds = self.prim_const(k, lhs=True, int_range=True)  # pinned like an (Int k) of the query
+        else:
+            kv, conds = self.prim(k)
+        self.hyps += conds
+        claim = _RELATIONS[head]
+        return True if claim is None else z3.Implies(as_bool(d), claim(v, kv))
+
     # -- query and actions
     def query(self, atom: Any) -> None:
         if not isinstance(atom, list) or not atom:
             raise NotEncodable(f"query atom {show(atom)}")
         head, args = atom[0], atom[1:]
+        if head in _RELATIONS:
+            self.hyps.append(self.relation(atom))
+            return
         if head == "=" and len(args) == 2 and isinstance(args[0], list) and args[0][:1] == ["ty"]:
             self.type_of(args[0][1], self.resolve(args[1]))
             return
@@ -348,6 +372,11 @@ class Encoder:
             vr, dr, _ = self.term(args[1], te, lhs=False)
             return z3.Implies(as_bool(de), z3.And(as_bool(dr), ve == vr))
         if head == "subsume":  # hides a term from matching and extraction: no claim about values
+            return z3.BoolVal(True)
+        if head in _RELATIONS:
+            return z3.BoolVal(True) if (claim := self.relation(act)) is True else claim
+        if _is_term(act):  # adds a term (a question for other rules to answer): no claim about values
+            self.term(act, None, lhs=False)
             return z3.BoolVal(True)
         if head == "set" and len(args) == 2 and isinstance(args[0], list) and args[0][0] in ("lo", "hi"):
             which, var = args[0][0], args[0][1]
