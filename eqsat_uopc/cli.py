@@ -187,6 +187,23 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_show(args: argparse.Namespace) -> int:
+    """Saturate one program and draw its e-graph, the extracted program highlighted."""
+    from eqsat_uopc.saturation import saturate
+    from eqsat_uopc.saturation.picture import picture_format
+
+    picture_format(args.out)  # a bad suffix is refused before the work
+    program = _load(Path(args.file)).program
+    sat = saturate(program, _saturation_config(args))
+    try:
+        path = sat.draw(args.out, max_enodes=args.max_enodes)
+        g = sat.egraph
+    finally:
+        sat.close()
+    print(f"drew {g.num_eclasses} e-classes, {g.num_enodes} e-nodes to {path}")
+    return 0
+
+
 def _compare_tasks(target: Path, limit: int | None) -> list:
     """Sweep tasks for a .uir file, a directory of them, or a .jsonl corpus (format.py)."""
     from eqsat_uopc.corpus import VERDICTS, CorpusError, load_corpus
@@ -346,6 +363,26 @@ def _parser() -> argparse.ArgumentParser:
     _saturation_options(o)
     o.add_argument("--json", action="store_true")
     o.set_defaults(fn=_cmd_optimize)
+
+    w = sub.add_parser(
+        "show", help="saturate a .uir program and draw its e-graph (.svg/.png/.pdf/.dot/.json)"
+    )
+    w.add_argument("file")
+    _saturation_options(w)
+    w.add_argument(
+        "--out",
+        required=True,
+        help="the picture: .dot, .json (egglog's visualizer), .svg/.png/.pdf (Graphviz)",
+    )
+    from eqsat_uopc.saturation.picture import DEFAULT_MAX_ENODES
+
+    w.add_argument(
+        "--max-enodes",
+        type=int,
+        default=DEFAULT_MAX_ENODES,
+        help=f"refuse bigger e-graphs, unreadable drawn (default: {DEFAULT_MAX_ENODES})",
+    )
+    w.set_defaults(fn=_cmd_show)
 
     m = sub.add_parser("compare", help="greedy vs saturated on a .uir file, a directory or a .jsonl corpus")
     m.add_argument("target", help="a .uir file or directory, a .jsonl corpus, or a bundled corpus by name")

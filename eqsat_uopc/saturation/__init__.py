@@ -10,17 +10,20 @@ Saturation.egraph      the serialized eqsat_uopc.extract.EGraph; its meta["egglo
 Saturation.extract(cost=None, extractor=None) -> eqsat_uopc.extract.Extraction
 Saturation.equivalent(a, b) -> bool
 Saturation.literal()   the CONST/STACK literal in the root's e-class, or None
+Saturation.draw(path, extraction=None) a picture: .dot, .json (egglog's visualizer), .svg/.png/.pdf
 
 Modules: config (the settings), terms (the term encoding and egglog declarations), lower (UOps
 into egglog), serialize (egglog back into an EGraph; egglog's extractors), fold (the Python rules
 between iterations), scheduler (per-rule back-off), engine (the warm engine pool), runner
-(saturate, Saturation), report, errors. The e-graph soundness check is eqsat_uopc.verify's.
+(saturate, Saturation), picture (pictures of e-graphs: DOT, egglog's visualizer JSON, Graphviz),
+report, errors. The e-graph soundness check is eqsat_uopc.verify's.
 Import from this package with `from eqsat_uopc.saturation import ...`: once the top-level package
 re-exports the function `saturate`, the attribute eqsat_uopc.saturation is that function.
 """
 
 from eqsat_uopc.saturation.config import DEFAULT_CONFIG, FIELD_HELP, SaturationConfig
-from eqsat_uopc.saturation.errors import SaturationError
+from eqsat_uopc.saturation.errors import DrawError, SaturationError
+from eqsat_uopc.saturation.picture import draw, to_dot, to_visualizer_json
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
 from eqsat_uopc.saturation.runner import Saturation, saturate
 from eqsat_uopc.saturation.serialize import EgglogExtractor
@@ -28,11 +31,15 @@ from eqsat_uopc.saturation.serialize import EgglogExtractor
 __all__ = [
     "DEFAULT_CONFIG",
     "FIELD_HELP",
+    "DrawError",
     "EgglogExtractor",
     "Saturation",
     "SaturationConfig",
     "SaturationError",
     "SaturationReport",
     "StopReason",
+    "draw",
     "saturate",
+    "to_dot",
+    "to_visualizer_json",
 ]

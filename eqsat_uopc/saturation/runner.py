@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import time
 import weakref
+from pathlib import Path
 from typing import Any
 
 from egglog import bindings
@@ -31,6 +32,7 @@ from eqsat_uopc.saturation.engine import lease
 from eqsat_uopc.saturation.errors import SaturationError
 from eqsat_uopc.saturation.fold import FoldStep, needs_python_step
 from eqsat_uopc.saturation.lower import Lowerer, term_key
+from eqsat_uopc.saturation.picture import DEFAULT_MAX_ENODES, draw
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
 from eqsat_uopc.saturation.scheduler import BackoffScheduler
 from eqsat_uopc.saturation.serialize import Snapshot
@@ -258,6 +260,15 @@ class Saturation:
             candidates=() if self.seed is None else (self.seed,),
         )
         return dataclasses.replace(res, report=self.report, saturation=self)
+
+    def draw(
+        self, path: str | Path, extraction: Extraction | None = None, max_enodes: int = DEFAULT_MAX_ENODES
+    ) -> Path:
+        """Write a picture of the e-graph to path (.dot, .json, .svg, .png or .pdf; see
+        eqsat_uopc.saturation.picture), with extraction's choice highlighted (default: extract under
+        the config's cost and extractor) and the program's e-class marked as the root."""
+        chosen = self.extract() if extraction is None else extraction
+        return draw(self.egraph, path, chosen.choice, max_enodes=max_enodes)
 
     def equivalent(self, a: UOp, b: UOp) -> bool:
         """Are a and b in one e-class? A term not in the e-graph is its own class (as adding it
