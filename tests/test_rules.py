@@ -470,6 +470,10 @@ BEYOND_CHAPTER_INSTANCES = [
     (x * 4 + x2 * 8) % 4,
     (r * 4 + r4 * 8) % 4,
     (b.where(x * 4, c(8)) + (x2 * 4).maximum(c(12))) % 4,
+    (x2 * 3 + x * 6) % 12,
+    (r * 3 + r4 * 6) % 12,
+    # divmod beyond the chapter
+    (r4 + 20) % 8,
 ]
 ALL_INSTANCES = [lhs for _, _, inst in COVER.values() for lhs, _ in inst] + EXTRA_INSTANCES + MORE_INSTANCES
 
