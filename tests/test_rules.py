@@ -230,6 +230,8 @@ def test_declarations() -> None:
         "linear/div-lt-div-shifted",
         "linear/div-plus-lt-div-shifted",
         "linear/div-shifted-lt-div",
+        "linear/lt-move-const",
+        "linear/lt-move-const-left",
     ]
     wrapping = {r.name for f in FAMILIES.values() for r in f.rules if r.ruleset.endswith("_wraponly")}
     exact = {r.name for f in FAMILIES.values() for r in f.rules if r.ruleset.endswith("_exact")}
@@ -472,6 +474,12 @@ BEYOND_CHAPTER_INSTANCES = [
     (b.where(x * 4, c(8)) + (x2 * 4).maximum(c(12))) % 4,
     (x2 * 3 + x * 6) % 12,
     (r * 3 + r4 * 6) % 12,
+    x < x.maximum(x2) + 1,
+    r < r.maximum(r4) + 1,
+    x.maximum(x2) + 0 < x,
+    UOp(A.ADD, (r.maximum(r4), c(0))) < r,
+    (x + 3) < (x2 + 5),
+    (x + 5) < (x2 + 3),
     # divmod beyond the chapter
     (r4 + 20) % 8,
 ]
