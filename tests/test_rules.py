@@ -273,8 +273,10 @@ def test_declarations() -> None:
         "linear/ne-divide",
         "linear/ne-indivisible",
         "linear/neg-lt",
+        "minmax/lt-max-plus",
         "minmax/max-add-factor",
         "minmax/max-mul-factor",
+        "minmax/max-plus-lt",
         "minmax/min-as-where",
     ]
 
