@@ -478,8 +478,8 @@ BEYOND_CHAPTER_INSTANCES = [
     (r * 3 + r4 * 6) % 12,
     x < x.maximum(x2) + 1,
     r < r.maximum(r4) + 1,
-    x.maximum(x2) + 0 < x,
-    UOp(A.ADD, (r.maximum(r4), c(0))) < r,
+    x.maximum(x2) + 2 < x,
+    r.maximum(r4) + 2 < r,
     (x + 3) < (x2 + 5),
     (x + 5) < (x2 + 3),
     # divmod beyond the chapter
