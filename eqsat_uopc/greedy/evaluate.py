@@ -16,10 +16,10 @@ from eqsat_uopc.greedy.rewrite import _flag, graph_rewrite
 from eqsat_uopc.greedy.symbolic import symbolic
 from eqsat_uopc.greedy.upat import UPat
 from eqsat_uopc.ir.dtype import dtypes
-from eqsat_uopc.ir.layout import ravel, unravel
-from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.ops import ALU, MOVEMENT, Ops
 from eqsat_uopc.ir.uop import UOp, call_params, prod
 from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.interpret import movement_map
 
 __all__ = ["evaluate", "inline_call", "run", "to_python"]
 
@@ -120,42 +120,20 @@ def _eval_movement(u: UOp) -> UOp | None:
     if (lit := _literal(u.src[0])) is None:
         return None
     flat, ishape = lit
-    oshape, n_out = u.shape, prod(u.shape)
-    match u.op:
-        case Ops.RESHAPE:
-            out = flat
-        case Ops.EXPAND:
-            out = [
-                flat[
-                    ravel(
-                        [0 if s == 1 else x for x, s in zip(unravel(i, oshape), ishape, strict=True)], ishape
-                    )
-                ]
-                for i in range(n_out)
-            ]
-        case Ops.PERMUTE:
-            inv = [u.arg.index(k) for k in range(len(ishape))]
-            out = [
-                flat[ravel([unravel(i, oshape)[inv[k]] for k in range(len(ishape))], ishape)]
-                for i in range(n_out)
-            ]
-        case Ops.SHRINK:
-            out = [
-                flat[ravel([x + b for x, (b, _) in zip(unravel(i, oshape), u.arg, strict=True)], ishape)]
-                for i in range(n_out)
-            ]
-        case Ops.REDUCE:
-            rop, k = u.arg
-            inner = prod(ishape[len(ishape) - k :])
-            out = []
-            for i in range(n_out):
-                acc = flat[i * inner]
-                for v in flat[i * inner + 1 : (i + 1) * inner]:
-                    acc = exec_alu(rop, u.dtype, [acc, v])
-                out.append(acc)
-        case _:
-            return None
-    return _from_flat(out, oshape, u.dtype)
+    if u.op in MOVEMENT:  # the index maps are semantics.interpret's, the one definition
+        out = [flat[i] for i in movement_map(u)]
+    elif u.op is Ops.REDUCE:
+        rop, k = u.arg
+        inner = prod(ishape[len(ishape) - k :])
+        out = []
+        for i in range(prod(u.shape)):
+            acc = flat[i * inner]
+            for v in flat[i * inner + 1 : (i + 1) * inner]:
+                acc = exec_alu(rop, u.dtype, [acc, v])
+            out.append(acc)
+    else:
+        return None
+    return _from_flat(out, u.shape, u.dtype)
 
 
 x = UPat.var("x")
