@@ -113,6 +113,9 @@ def graph_rewrite(
     """
     obs = _Observer(pm, check)
     observe = obs.active
+    # a plain PatternMatcher's rewrite of a node whose op has no candidate rule returns None and does
+    # nothing else: such nodes (the CONSTs of a STACK, ...) are done without the call
+    with_rules = pm.by_op if type(pm) is PatternMatcher else None
     done: dict[UOp, UOp] = {}
     stack: list[tuple[UOp, int, UOp | None]] = [(root, 0, None)]
     steps = 0
@@ -139,7 +142,7 @@ def graph_rewrite(
             raise RuntimeError(NOT_CONVERGED)
         if observe:
             obs.forget()
-        if (m := pm.rewrite(n, ctx)) is None:
+        if (with_rules is not None and n.op not in with_rules) or (m := pm.rewrite(n, ctx)) is None:
             done[u] = n
             continue
         if observe:
