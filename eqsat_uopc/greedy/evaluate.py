@@ -12,26 +12,65 @@ from __future__ import annotations
 from typing import Any
 
 from eqsat_uopc.greedy.matcher import PatternMatcher, Rule
-from eqsat_uopc.greedy.rewrite import graph_rewrite
+from eqsat_uopc.greedy.rewrite import _flag, graph_rewrite
 from eqsat_uopc.greedy.symbolic import symbolic
 from eqsat_uopc.greedy.upat import UPat
-from eqsat_uopc.ir.layout import ravel, unravel
-from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import ALU, MOVEMENT, Ops
 from eqsat_uopc.ir.uop import UOp, call_params, prod
 from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.interpret import movement_map
 
 __all__ = ["evaluate", "inline_call", "run", "to_python"]
 
 
-def _elem(s: UOp, i: int) -> UOp:
-    return s.src[i] if s.op is Ops.STACK else s.index(i)
+_PYTHON_TYPE = {dtypes.bool: bool, dtypes.i32: int, dtypes.f32: float}
+
+
+def _columns(x: UOp) -> list | None:
+    """The sources of an ALU op over STACKs split along the first axis (a non-STACK source with
+    INDEX), or None when no source is a STACK."""
+    if x.shape == () or not any(s.op is Ops.STACK for s in x.src):
+        return None
+    return [s.src if s.op is Ops.STACK else [s.index(i) for i in range(x.shape[0])] for s in x.src]
 
 
 def _push_stack(x: UOp) -> UOp | None:
     # f(STACK(a0, a1), STACK(b0, b1)) -> STACK(f(a0, b0), f(a1, b1)); other sources are split with INDEX
-    if x.shape == () or not any(s.op is Ops.STACK for s in x.src):
+    if (cols := _columns(x)) is None:
         return None
-    return UOp(Ops.STACK, tuple(x.replace(src=tuple(_elem(s, i) for s in x.src)) for i in range(x.shape[0])))
+    return UOp(Ops.STACK, tuple(x.replace(src=src) for src in zip(*cols, strict=True)))
+
+
+def _push_stack_folded(x: UOp) -> UOp | None:
+    """push_stack for `run`: the same STACK, with the elements `fold` folds already folded.
+
+    graph_rewrite rewrites a rule's result to normal form, and on an element f(a_i, b_i) with
+    all-CONST sources the first rule of symbolic + evaluate to match is `fold`, whose result (a
+    CONST) is a normal form. Folding those elements here reaches the same normal form without
+    building f(a_i, b_i) and visiting it (at n = 1000 those nodes and visits were most of `run`'s
+    time). Where `fold` refuses (exec_alu undefined: division by zero, ...) the element is built as
+    push_stack builds it, and every rule sees it. Only the one-step result differs from
+    push_stack's, so `evaluate` keeps the chapter's rule and the rewrite tracer sees it.
+    """
+    if (cols := _columns(x)) is None:
+        return None
+    op, dtype, const = x.op, x.dtype, Ops.CONST
+    pytype = _PYTHON_TYPE[dtype]
+    out = []
+    for src in zip(*cols, strict=True):
+        args = []
+        for s in src:
+            if s.op is not const:
+                break
+            args.append(s.arg)
+        else:
+            if (r := exec_alu(op, dtype, args)) is not None:
+                # UOp.const(r, dtype), as `fold` builds it (exec_alu gives the dtype's Python type)
+                out.append(UOp(const, (), r) if type(r) is pytype else UOp.const(r, dtype))
+                continue
+        out.append(x.replace(src=src))
+    return UOp(Ops.STACK, tuple(out))
 
 
 def _index_stack(s: UOp, i: UOp, rest: tuple[UOp, ...]) -> UOp | None:
@@ -81,42 +120,20 @@ def _eval_movement(u: UOp) -> UOp | None:
     if (lit := _literal(u.src[0])) is None:
         return None
     flat, ishape = lit
-    oshape, n_out = u.shape, prod(u.shape)
-    match u.op:
-        case Ops.RESHAPE:
-            out = flat
-        case Ops.EXPAND:
-            out = [
-                flat[
-                    ravel(
-                        [0 if s == 1 else x for x, s in zip(unravel(i, oshape), ishape, strict=True)], ishape
-                    )
-                ]
-                for i in range(n_out)
-            ]
-        case Ops.PERMUTE:
-            inv = [u.arg.index(k) for k in range(len(ishape))]
-            out = [
-                flat[ravel([unravel(i, oshape)[inv[k]] for k in range(len(ishape))], ishape)]
-                for i in range(n_out)
-            ]
-        case Ops.SHRINK:
-            out = [
-                flat[ravel([x + b for x, (b, _) in zip(unravel(i, oshape), u.arg, strict=True)], ishape)]
-                for i in range(n_out)
-            ]
-        case Ops.REDUCE:
-            rop, k = u.arg
-            inner = prod(ishape[len(ishape) - k :])
-            out = []
-            for i in range(n_out):
-                acc = flat[i * inner]
-                for v in flat[i * inner + 1 : (i + 1) * inner]:
-                    acc = exec_alu(rop, u.dtype, [acc, v])
-                out.append(acc)
-        case _:
-            return None
-    return _from_flat(out, oshape, u.dtype)
+    if u.op in MOVEMENT:  # the index maps are semantics.interpret's, the one definition
+        out = [flat[i] for i in movement_map(u)]
+    elif u.op is Ops.REDUCE:
+        rop, k = u.arg
+        inner = prod(ishape[len(ishape) - k :])
+        out = []
+        for i in range(prod(u.shape)):
+            acc = flat[i * inner]
+            for v in flat[i * inner + 1 : (i + 1) * inner]:
+                acc = exec_alu(rop, u.dtype, [acc, v])
+            out.append(acc)
+    else:
+        return None
+    return _from_flat(out, u.shape, u.dtype)
 
 
 x = UPat.var("x")
@@ -151,11 +168,20 @@ evaluate = PatternMatcher(
 )
 
 _run_matcher = symbolic + evaluate
+# the same rules, push_stack folding the elements it creates (_push_stack_folded): same normal forms
+_run_fast = PatternMatcher(
+    [r._replace(fn=_push_stack_folded) if r.fn is _push_stack else r for r in _run_matcher.rules]
+)
 
 
 def run(u: UOp) -> UOp:
-    """The normal form of u under symbolic + evaluate: for a closed program, its value."""
-    return graph_rewrite(u, _run_matcher)
+    """The normal form of u under symbolic + evaluate: for a closed program, its value.
+
+    With the rewrite tracer on (DEBUG_REWRITE=1) the rules are exactly symbolic + evaluate, so
+    that every firing is printed; otherwise push_stack folds the elements it creates (the same
+    normal form, without the intermediate nodes).
+    """
+    return graph_rewrite(u, _run_matcher if _flag("DEBUG_REWRITE") else _run_fast)
 
 
 def to_python(u: UOp) -> Any:

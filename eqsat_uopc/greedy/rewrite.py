@@ -107,39 +107,50 @@ def graph_rewrite(
 
     Stage 0: schedule the sources.  Stage 1: sources done -> rebuild, try the rules.
     Stage 2: a rule fired and its result has been rewritten -> that is our answer.
+    A node whose sources are all done already goes from stage 0 straight into stage 1 (the stack
+    would pop its stage 1 next anyway: same order, same steps).
     check: the dtype/shape check (None: on when UOPC_CHECK_REWRITES=1).
     """
     obs = _Observer(pm, check)
     observe = obs.active
+    # a plain PatternMatcher's rewrite of a node whose op has no candidate rule returns None and does
+    # nothing else: such nodes (the CONSTs of a STACK, ...) are done without the call
+    with_rules = pm.by_op if type(pm) is PatternMatcher else None
     done: dict[UOp, UOp] = {}
     stack: list[tuple[UOp, int, UOp | None]] = [(root, 0, None)]
     steps = 0
     while stack:
         u, stage, aux = stack.pop()
-        if stage != 2 and u in done:
-            continue
-        if stage == 0:
-            stack.append((u, 1, None))
-            stack.extend((s, 0, None) for s in reversed(u.src) if s not in done)
-        elif stage == 1:
-            src = tuple(done[s] for s in u.src)
-            n = u if src == u.src else _rebuild(u, src)
-            steps += 1
-            if steps > max_steps:
-                raise RuntimeError(NOT_CONVERGED)
-            if observe:
-                obs.forget()
-            if (m := pm.rewrite(n, ctx)) is None:
-                done[u] = n
-                continue
-            if observe:
-                obs.fired(n, m)
-            if m in done:
-                done[u] = done[m]
-            else:
-                stack.extend([(u, 2, m), (m, 0, None)])
-        else:
+        if stage == 2:
             done[u] = done[aux]
+            continue
+        if u in done:
+            continue
+        if not u.src:
+            n = u
+        else:
+            if stage == 0 and (todo := [s for s in u.src if s not in done]):
+                stack.append((u, 1, None))
+                stack.extend([(s, 0, None) for s in reversed(todo)])
+                continue
+            # every source is done (a node with none, or whose stage 0 found none left to schedule,
+            # would have its stage 1 popped next anyway: doing it now keeps the order and the steps)
+            src = tuple([done[s] for s in u.src])
+            n = u if src == u.src else _rebuild(u, src)
+        steps += 1
+        if steps > max_steps:
+            raise RuntimeError(NOT_CONVERGED)
+        if observe:
+            obs.forget()
+        if (with_rules is not None and n.op not in with_rules) or (m := pm.rewrite(n, ctx)) is None:
+            done[u] = n
+            continue
+        if observe:
+            obs.fired(n, m)
+        if m in done:
+            done[u] = done[m]
+        else:
+            stack.extend([(u, 2, m), (m, 0, None)])
     return done[root]
 
 

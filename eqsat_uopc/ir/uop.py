@@ -92,6 +92,10 @@ def _canonical_const(v: Any) -> Any:
     return v
 
 
+# the dtype of a CONST whose arg is exactly one of these types (subclasses take the general path)
+_PLAIN_CONST = {bool: dtypes.bool, int: dtypes.i32, float: dtypes.f32}
+
+
 def _shape_str(shape: tuple[int, ...]) -> str:
     return "()" if not shape else "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
@@ -125,6 +129,15 @@ class UOp:
     @classmethod
     def _build(cls, key: tuple, op: Ops, src: tuple[UOp, ...], arg: Any) -> UOp:
         """A node not in the cache yet: check it, derive its type, and cache it."""
+        if op is Ops.CONST and not src and (dtype := _PLAIN_CONST.get(type(arg))) is not None:
+            # the common CONST (a plain bool, int or float): the checks and canonical form below,
+            # specialised (constants are most of the nodes `run` builds)
+            if dtype is dtypes.f32:
+                if arg != arg:
+                    arg = math.nan
+            elif dtype is dtypes.i32 and not I32_MIN <= arg <= I32_MAX:
+                raise UOpError(f"CONST i32 value {arg} is outside the int32 range")
+            return cls._store(key, op, src, arg, dtype, ())
         if not isinstance(op, Ops):
             raise UOpError(f"UOp needs an Ops member, got {op!r}")
         for s in src:
@@ -137,6 +150,11 @@ class UOp:
         if op is Ops.CONST:
             arg = _canonical_const(arg)
         dtype, shape = _infer(op, src, arg)
+        return cls._store(key, op, src, arg, dtype, shape)
+
+    @classmethod
+    def _store(cls, key: tuple, op: Ops, src: tuple[UOp, ...], arg: Any, dtype: DType, shape: tuple) -> UOp:
+        """A checked node: create it and enter it in the hash-consing table."""
         self = object.__new__(cls)
         setattr_ = object.__setattr__
         setattr_(self, "op", op)
