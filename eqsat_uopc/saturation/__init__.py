@@ -22,6 +22,7 @@ re-exports the function `saturate`, the attribute eqsat_uopc.saturation is that 
 """
 
 from eqsat_uopc.saturation.config import DEFAULT_CONFIG, FIELD_HELP, SaturationConfig
+from eqsat_uopc.saturation.engine import clear_pool, engine_stats
 from eqsat_uopc.saturation.errors import DrawError, SaturationError
 from eqsat_uopc.saturation.picture import draw, to_dot, to_visualizer_json
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
@@ -38,7 +39,9 @@ __all__ = [
     "SaturationError",
     "SaturationReport",
     "StopReason",
+    "clear_pool",
     "draw",
+    "engine_stats",
     "saturate",
     "to_dot",
     "to_visualizer_json",
