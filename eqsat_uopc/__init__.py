@@ -34,8 +34,9 @@ from eqsat_uopc.greedy import (
     to_python,
 )
 from eqsat_uopc.ir.dtype import DType, dtypes, truncate
+from eqsat_uopc.ir.examples import load_example
 from eqsat_uopc.ir.ops import ALU, Ops
-from eqsat_uopc.ir.uir import UirError, load_example, parse_uir, to_uir
+from eqsat_uopc.ir.uir import UirError, parse_uir, to_uir
 from eqsat_uopc.ir.uop import ParamArg, UOp, UOpError, call_params
 from eqsat_uopc.pipeline.comparison import Comparison, compare
 from eqsat_uopc.pipeline.optimization import optimize

@@ -18,7 +18,7 @@ from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.values import bind_params, same_value
 
 if TYPE_CHECKING:
-    from eqsat_uopc.ir.uir import Example
+    from eqsat_uopc.ir.examples import Example
 
 __all__ = ["main"]
 
@@ -40,7 +40,7 @@ def _uir_files(target: Path) -> Iterator[Path]:
 
 
 def _load(path: Path) -> Example:
-    from eqsat_uopc.ir.uir import load_example
+    from eqsat_uopc.ir.examples import load_example
 
     try:
         return load_example(path)

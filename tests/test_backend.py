@@ -26,8 +26,9 @@ from eqsat_uopc.backend import (
 )
 from eqsat_uopc.greedy import run, to_python
 from eqsat_uopc.ir.dtype import dtypes, f32_bits, f32_from_bits
+from eqsat_uopc.ir.examples import load_example
 from eqsat_uopc.ir.ops import Ops
-from eqsat_uopc.ir.uir import load_example, parse_uir
+from eqsat_uopc.ir.uir import parse_uir
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.alu import exec_alu
 from eqsat_uopc.semantics.values import bind_params

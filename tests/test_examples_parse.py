@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.examples import load_example
 from eqsat_uopc.ir.ops import Ops
-from eqsat_uopc.ir.uir import load_example, parse_uir, to_uir
+from eqsat_uopc.ir.uir import parse_uir, to_uir
 from eqsat_uopc.ir.uop import UOp, call_params
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

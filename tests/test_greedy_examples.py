@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from eqsat_uopc.greedy import run, simplify, to_python
-from eqsat_uopc.ir.uir import load_example
+from eqsat_uopc.ir.examples import load_example
 from eqsat_uopc.ir.uop import call_params
 from eqsat_uopc.semantics.values import bind_params
 from eqsat_uopc.semantics.values import same_value as same

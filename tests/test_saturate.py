@@ -9,8 +9,8 @@ from hypothesis import given, settings
 
 from eqsat_uopc.greedy import run
 from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.examples import load_example
 from eqsat_uopc.ir.ops import Ops
-from eqsat_uopc.ir.uir import load_example
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.saturation import SaturationError, StopReason, saturate
 from tests.strategies import closed_programs, programs

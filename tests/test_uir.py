@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from eqsat_uopc.ir.dtype import dtypes, f32_from_bits
+from eqsat_uopc.ir.examples import Example, read_example
 from eqsat_uopc.ir.ops import Ops
-from eqsat_uopc.ir.uir import Example, UirError, load_uir, parse_uir, read_example, to_uir, uir_line
+from eqsat_uopc.ir.uir import UirError, load_uir, parse_uir, to_uir, uir_line
 from eqsat_uopc.ir.uop import ParamArg, UOp
 from tests.strategies import F32_EDGES, I32_EDGES, programs, scalars
 

@@ -80,6 +80,9 @@ class Snapshot:
     """The live egglog e-graph frozen and indexed. Deterministic: everything is in Value order."""
 
     def __init__(self, egraph: bindings.EGraph):
+        # One pass over egglog's frozen tables (lists, then constants and ops, then subsumed rows,
+        # then names and types), kept in one function on purpose: it is the read-back's hot loop,
+        # measured per e-node in bench/engine.py, and its locals are the caches of that pass.
         fz = egraph.freeze()
         strings: dict[bindings.Value, str] = {}
         to_str, to_int, to_bool = egraph.value_to_string, egraph.value_to_i64, egraph.value_to_bool
