@@ -425,6 +425,11 @@ BEYOND_CHAPTER_INSTANCES = [
     (x < 3).where(T, c(1) < x),
     (x < 3).ne(True),
     (c(3) < x).ne(True),
+    b.where(x, x2) + b.where(x3, c(1)),
+    b.where(x, x2) * b.where(x3, c(2)),
+    b.where(x, x2).maximum(b.where(x3, c(1))),
+    b.where(x, x2) < b.where(x3, c(1)),
+    b.where(x, x2).ne(b.where(x3, c(1))),
     # minmax
     (r + 20).maximum(r4),
     x.maximum(x.maximum(x2)),
