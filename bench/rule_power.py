@@ -17,6 +17,9 @@ chapter) and "default" (that plus boolean, minmax, linear, divisibility). For ea
    own simplification (recorded in the corpus), by DAG size.
 3. Time per expression: median and mean `optimize` time on both corpora, with the greedy
    `simplify` median measured in the same process as the reference.
+4. With --ablation: for each family beyond the chapter, how many expressions change when it is
+   left out of "default" (Caviar right constants lost under no_overflow; tinygrad results that get
+   larger).
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ import statistics
 import time
 
 from eqsat_uopc.extract import cost_of
-from eqsat_uopc.rules import SYMBOLIC_FAMILIES, RuleSet
+from eqsat_uopc.rules import BEYOND_CHAPTER_FAMILIES, SYMBOLIC_FAMILIES, RuleSet
+from eqsat_uopc.rules import RULE_SETS as REGISTERED
 
 from eqsat_uopc import optimize
 from eqsat_uopc.corpus import VERDICTS, caviar_dev, tinygrad_capture
@@ -89,6 +93,7 @@ def greedy_median(programs: list) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="samples of 120 Caviar and 150 tinygrad expressions")
+    ap.add_argument("--ablation", action="store_true", help="also leave out each family beyond the chapter")
     args = ap.parse_args()
     caviar = [e for e in caviar_dev() if VERDICTS[e.verdict] is not None]
     captured = tinygrad_capture()
@@ -141,6 +146,40 @@ def main() -> None:
         f" {statistics.median(cav_new) / statistics.median(cav_old):.2f}x,"
         f" mean {statistics.mean(cav_new) / statistics.mean(cav_old):.2f}x"
     )
+
+    if args.ablation:
+        ablation(caviar, captured)
+
+
+def ablation(caviar: list, captured: list) -> None:
+    """Section 4: what each family beyond the chapter changes, by leaving it out of "default"."""
+    print("\n4. each family left out of default: expressions it changes")
+    full = REGISTERED["default"]
+    base_cav = {
+        e.id: optimize(e.program, "dag_size", rules=full, int_semantics="no_overflow").program for e in caviar
+    }
+    base_tg = {
+        e.id: optimize(e.program, "dag_size", rules=full, int_semantics="no_overflow").program
+        for e in captured
+    }
+    for fam in BEYOND_CHAPTER_FAMILIES:
+        rs = RuleSet(f"default-{fam}", tuple(f for f in full.families if f != fam))
+        lost = sum(
+            base_cav[e.id].op is Ops.CONST
+            and optimize(e.program, "dag_size", rules=rs, int_semantics="no_overflow").program
+            is not base_cav[e.id]
+            for e in caviar
+        )
+        grew = sum(
+            cost_of(
+                optimize(e.program, "dag_size", rules=rs, int_semantics="no_overflow").program, "dag_size"
+            )
+            > cost_of(base_tg[e.id], "dag_size")
+            for e in captured
+        )
+        print(
+            f"   without {fam:13s}: Caviar right constants lost {lost:4d}; tinygrad results larger {grew:4d}"
+        )
 
 
 if __name__ == "__main__":
