@@ -15,7 +15,8 @@ chapter) and "default" (that plus boolean, minmax, linear, divisibility). For ea
    counterexample), so 924 is the ceiling.
 2. The tinygrad capture, `no_overflow`: saturated results smaller / equal / larger than tinygrad's
    own simplification (recorded in the corpus), by DAG size.
-3. Time per expression: median and mean `optimize` time on both corpora, with the greedy
+3. Time per expression: median and mean `optimize` time on both corpora (the rule sets run
+   interleaved, expression by expression, so that load falls on both alike), with the greedy
    `simplify` median measured in the same process as the reference.
 4. With --ablation: for each family beyond the chapter, how many expressions change when it is
    left out of "default" (Caviar right constants lost under no_overflow; tinygrad results that get
@@ -45,36 +46,44 @@ RULE_SETS = {
 }
 
 
-def caviar_row(entries: list, rules, sem: str) -> dict:
-    right = wrong = refuted = 0
-    times = []
+def caviar_rows(entries: list, sem: str) -> dict[str, dict]:
+    """Per rule set: right, wrong and refuted results and the times, the rule sets interleaved per
+    expression (so that load on the shared machine falls on both alike)."""
+    rows = {name: {"right": 0, "wrong": 0, "refuted": 0, "times": []} for name in RULE_SETS}
     for e in entries:
         expected = VERDICTS[e.verdict]
-        t = time.perf_counter()
-        result = optimize(e.program, "dag_size", rules=rules, int_semantics=sem).program
-        times.append(time.perf_counter() - t)
-        if result.op is Ops.CONST:
-            ok = result.arg is expected
-            right, wrong = right + ok, wrong + (not ok)
-        verdict = check_equivalent(
-            e.program, result, int_semantics=sem, samples=20, backends=("interpreter",), prove=False
-        )
-        refuted += verdict.status == "refuted"
-    return {"right": right, "wrong": wrong, "refuted": refuted, "times": times}
+        for name, rules in RULE_SETS.items():
+            r = rows[name]
+            t = time.perf_counter()
+            result = optimize(e.program, "dag_size", rules=rules, int_semantics=sem).program
+            r["times"].append(time.perf_counter() - t)
+            if result.op is Ops.CONST:
+                ok = result.arg is expected
+                r["right"], r["wrong"] = r["right"] + ok, r["wrong"] + (not ok)
+            verdict = check_equivalent(
+                e.program, result, int_semantics=sem, samples=20, backends=("interpreter",), prove=False
+            )
+            r["refuted"] += verdict.status == "refuted"
+    return rows
 
 
-def tinygrad_row(entries: list, rules) -> dict:
-    ranks = {"smaller": 0, "equal": 0, "larger": 0}
-    times, larger = [], []
+def tinygrad_rows(entries: list) -> dict[str, dict]:
+    """Per rule set: results smaller / equal / larger than tinygrad's, and the times (interleaved)."""
+    rows = {
+        name: {"smaller": 0, "equal": 0, "larger": 0, "times": [], "larger_ids": []} for name in RULE_SETS
+    }
     for e in entries:
-        t = time.perf_counter()
-        ours = optimize(e.program, "dag_size", rules=rules, int_semantics="no_overflow").program
-        times.append(time.perf_counter() - t)
-        a, b = cost_of(ours, "dag_size"), cost_of(e.tinygrad, "dag_size")
-        ranks["smaller" if a < b else "larger" if a > b else "equal"] += 1
-        if a > b:
-            larger.append(e.id)
-    return {**ranks, "times": times, "larger_ids": larger}
+        theirs = cost_of(e.tinygrad, "dag_size")
+        for name, rules in RULE_SETS.items():
+            r = rows[name]
+            t = time.perf_counter()
+            ours = optimize(e.program, "dag_size", rules=rules, int_semantics="no_overflow").program
+            r["times"].append(time.perf_counter() - t)
+            a = cost_of(ours, "dag_size")
+            r["smaller" if a < theirs else "larger" if a > theirs else "equal"] += 1
+            if a > theirs:
+                r["larger_ids"].append(e.id)
+    return rows
 
 
 def _times(ts: list[float]) -> str:
@@ -108,9 +117,8 @@ def main() -> None:
     print(f"1. Caviar: {len(caviar)} true-or-false expressions (Halide + Caviar decide 861 of 946)")
     print(f"   {'rule set':12s} {'semantics':12s} {'right':>6s} {'wrong':>6s} {'refuted':>8s}  time/expr")
     caviar_times = {}
-    for name, rules in RULE_SETS.items():
-        for sem in ("no_overflow", "wrap"):
-            r = caviar_row(caviar, rules, sem)
+    for sem in ("no_overflow", "wrap"):
+        for name, r in caviar_rows(caviar, sem).items():
             caviar_times[(name, sem)] = r["times"]
             print(
                 f"   {name:12s} {sem:12s} {r['right']:6d} {r['wrong']:6d} {r['refuted']:8d}"
@@ -121,8 +129,7 @@ def main() -> None:
         " DAG size against tinygrad's own result"
     )
     tinygrad_times = {}
-    for name, rules in RULE_SETS.items():
-        r = tinygrad_row(captured, rules)
+    for name, r in tinygrad_rows(captured).items():
         tinygrad_times[name] = r["times"]
         print(
             f"   {name:12s} smaller {r['smaller']:5d}  equal {r['equal']:5d}  larger {r['larger']:4d}"

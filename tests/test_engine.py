@@ -96,3 +96,23 @@ def test_a_run_stops_when_the_root_holds_a_constant_unless_told_not_to():
     assert early.report.stop_reason == "constant" and full.report.stop_reason != "constant"
     assert early.report.iterations < full.report.iterations
     assert early.extract().program is full.extract().program is UOp.const(True)
+
+
+def test_an_engine_is_retired_after_its_quota_of_programs(monkeypatch):
+    import eqsat_uopc.saturation.engine as engine
+
+    monkeypatch.setattr(engine, "PROGRAMS_PER_ENGINE", 3)
+    clear_pool()
+    key = engine_key(rule_set("default"), "wrap")
+    label = "+".join(key[0]) + "/wrap"
+    before = engine_stats().get(label, {"created": 0, "programs": 0})
+    x = UOp.param(0)
+    results = []
+    for k in range(7):
+        s = saturate(x * 2 + k)
+        results.append(s.extract().program)
+        s.close()
+    after = engine_stats()[label]
+    # programs 1-3 on the first engine, 4-6 on a second, 7 on a third
+    assert (after["created"] - before["created"], after["programs"] - before["programs"]) == (3, 7)
+    assert results == [x * 2 + k if k else x * 2 for k in range(7)]
