@@ -228,8 +228,11 @@ def test_declarations() -> None:
         "intervals/add-clamped",
         "intervals/mul-const-clamped",
         "linear/div-lt-div-shifted",
+        "linear/div-lt-div-shifted-false",
         "linear/div-plus-lt-div-shifted",
+        "linear/div-plus-lt-div-shifted-true",
         "linear/div-shifted-lt-div",
+        "linear/div-shifted-lt-div-true",
         "linear/lt-move-const",
         "linear/lt-move-const-left",
     ]
@@ -466,6 +469,9 @@ BEYOND_CHAPTER_INSTANCES = [
     (x // 16) < ((x + -1) // 16 + 2),
     ((x + 1) // 16 + 1) < x // 16,
     (x // 16 + 1) < (x + 5) // 16,
+    (x // 16) < ((x + 3) // 16 + -1),
+    ((x + 3) // 16 + -2) < x // 16,
+    (x // 16 + -1) < (x + 3) // 16,
     # intervals
     (r < r4).where(r, r4) < 20,
     # divisibility
