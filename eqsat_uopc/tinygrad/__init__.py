@@ -20,15 +20,22 @@ from eqsat_uopc.tinygrad.bridge import (
     tinygrad_variables,
     to_tinygrad,
 )
+from eqsat_uopc.tinygrad.capture import Capture, CapturedExpression, capture_tinygrad, write_capture
+from eqsat_uopc.tinygrad.workloads import WORKLOADS
 
 __all__ = [
     "SUPPORTED_TINYGRAD_OPS",
     "TINYGRAD_VERSION",
+    "WORKLOADS",
+    "Capture",
+    "CapturedExpression",
     "TinygradError",
+    "capture_tinygrad",
     "evaluate_tinygrad",
     "from_tinygrad",
     "tinygrad_available",
     "tinygrad_simplify",
     "tinygrad_variables",
     "to_tinygrad",
+    "write_capture",
 ]
