@@ -433,6 +433,10 @@ BEYOND_CHAPTER_INSTANCES = [
     b.where(x, x2).maximum(b.where(x3, c(1))),
     b.where(x, x2) < b.where(x3, c(1)),
     b.where(x, x2).ne(b.where(x3, c(1))),
+    (x < 3).where(x < 5, b),
+    (x < 5).where(b, x < 3),
+    (r < 4).where(r // 4, x),
+    (r < 4).where(r % 4, x),
     # minmax
     (r + 20).maximum(r4),
     x.maximum(x.maximum(x2)),
