@@ -16,7 +16,7 @@ from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp, UOpError
 
-__all__ = ["parse_sexpr", "sexpr_var_names", "to_sexpr"]
+__all__ = ["natural_key", "parse_sexpr", "sexpr_var_names", "to_sexpr"]
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 _BINARY = {
@@ -32,13 +32,14 @@ _ARITY = {**dict.fromkeys(_BINARY, 2), "where": 3}
 _SEXPR_NAME = {op: name for name, op in _BINARY.items()} | {Ops.WHERE: "where"}
 
 
-def _natural_key(name: str) -> tuple:
+def natural_key(name: str) -> tuple:
+    """Sort key of a variable name in natural order (`v2` before `v10`): names' slot order."""
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
 
 
 def sexpr_var_names(text: str) -> list[str]:
     """The distinct `(var NAME)` names of an S-expression, in natural sort order (their slot order)."""
-    return sorted(set(re.findall(r"\(\s*var\s+([^\s()]+)\s*\)", text)), key=_natural_key)
+    return sorted(set(re.findall(r"\(\s*var\s+([^\s()]+)\s*\)", text)), key=natural_key)
 
 
 def parse_sexpr(

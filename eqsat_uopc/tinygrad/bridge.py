@@ -21,15 +21,16 @@ function here is first called, and its absence is a `TinygradError` that says ho
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from eqsat_uopc.corpus.sexpr import natural_key
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp, UOpError
 
 __all__ = [
+    "ALU_OP_NAMES",
     "SUPPORTED_TINYGRAD_OPS",
     "TINYGRAD_VERSION",
     "TinygradError",
@@ -85,8 +86,37 @@ SUPPORTED_TINYGRAD_OPS = {
 }
 
 
-def _natural_key(name: str) -> tuple:
-    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", name))
+# our op -> the name of the tinygrad op of the same meaning: both directions of the translation
+_SAME_OP = {
+    Ops.ADD: "ADD",
+    Ops.MUL: "MUL",
+    Ops.MAX: "MAX",
+    Ops.CMPLT: "CMPLT",
+    Ops.CMPNE: "CMPNE",
+    Ops.WHERE: "WHERE",
+    Ops.FLOORDIV: "FLOORDIV",
+    Ops.FLOORMOD: "FLOORMOD",
+    Ops.RECIP: "RECIPROCAL",
+    Ops.EXP2: "EXP2",
+    Ops.LOG2: "LOG2",
+    Ops.SQRT: "SQRT",
+    Ops.SIN: "SIN",
+}
+_OURS_BY_NAME = {name: op for op, name in _SAME_OP.items()}
+# the names of the tinygrad ALU ops from_tinygrad translates (CAST, a conversion, aside): the same
+# op, or an exact identity over the IR's ops
+ALU_OP_NAMES = frozenset(_OURS_BY_NAME) | {
+    "SUB",
+    "NEG",
+    "CMPEQ",
+    "CDIV",
+    "CMOD",
+    "AND",
+    "OR",
+    "XOR",
+    "SHL",
+    "SHR",
+}
 
 
 def _is_variable(u: Any, tops: Any) -> bool:
@@ -120,7 +150,7 @@ def tinygrad_variables(u: Any) -> dict[str, tuple[Any, Any]]:
             name, _, bounds = info
             if found.setdefault(name, bounds) != bounds:
                 raise TinygradError(f"variable {name!r} appears with two ranges: {found[name]} and {bounds}")
-    return {k: found[k] for k in sorted(found, key=_natural_key)}
+    return {k: found[k] for k in sorted(found, key=natural_key)}
 
 
 def _our_dtype(dt: Any, tops: Any, what: str) -> Any:
@@ -184,23 +214,8 @@ def _from_node(n: Any, s: list[UOp], tops: Any, TOps: Any, slots: Mapping[str, i
                 raise TinygradError(f"from_tinygrad: constant {v!r} is not an int32")
             return UOp.const(int(v), dtypes.i32)
         return UOp.const(bool(v) if ours is dtypes.bool else float(v), ours)
-    direct = {
-        TOps.ADD: Ops.ADD,
-        TOps.MUL: Ops.MUL,
-        TOps.MAX: Ops.MAX,
-        TOps.CMPLT: Ops.CMPLT,
-        TOps.CMPNE: Ops.CMPNE,
-        TOps.WHERE: Ops.WHERE,
-        TOps.FLOORDIV: Ops.FLOORDIV,
-        TOps.FLOORMOD: Ops.FLOORMOD,
-        TOps.RECIPROCAL: Ops.RECIP,
-        TOps.EXP2: Ops.EXP2,
-        TOps.LOG2: Ops.LOG2,
-        TOps.SQRT: Ops.SQRT,
-        TOps.SIN: Ops.SIN,
-    }
-    if n.op in direct:
-        return UOp(direct[n.op], tuple(s))
+    if (same := _OURS_BY_NAME.get(n.op.name)) is not None:
+        return UOp(same, tuple(s))
     if n.op is TOps.SUB:
         return s[0] + s[1] * s[1].const_like(-1)
     if n.op is TOps.NEG:
@@ -253,21 +268,6 @@ def to_tinygrad(program: UOp, names: Sequence[str] | None = None) -> Any:
 
     TUOp, TOps = tops.UOp, tops.Ops
     tdtype = {dtypes.i32: tdt.weakint, dtypes.bool: tdt.bool, dtypes.f32: tdt.float32}
-    alu = {
-        Ops.ADD: TOps.ADD,
-        Ops.MUL: TOps.MUL,
-        Ops.MAX: TOps.MAX,
-        Ops.CMPLT: TOps.CMPLT,
-        Ops.CMPNE: TOps.CMPNE,
-        Ops.WHERE: TOps.WHERE,
-        Ops.FLOORDIV: TOps.FLOORDIV,
-        Ops.FLOORMOD: TOps.FLOORMOD,
-        Ops.RECIP: TOps.RECIPROCAL,
-        Ops.EXP2: TOps.EXP2,
-        Ops.LOG2: TOps.LOG2,
-        Ops.SQRT: TOps.SQRT,
-        Ops.SIN: TOps.SIN,
-    }
     memo: dict[UOp, Any] = {}
     for n in program.toposort():
         if n.shape != () and n.op is not Ops.CONST:
@@ -293,8 +293,8 @@ def to_tinygrad(program: UOp, names: Sequence[str] | None = None) -> Any:
             memo[n] = TUOp.variable(f"r{'_'.join(map(str, _flat(n.arg)))}", 0, n.src[0].arg - 1)
         elif n.op is Ops.CAST:
             memo[n] = s[0].cast(tdtype[n.dtype])
-        elif n.op in alu:
-            memo[n] = s[0].alu(alu[n.op], *s[1:])
+        elif n.op in _SAME_OP:
+            memo[n] = s[0].alu(getattr(TOps, _SAME_OP[n.op]), *s[1:])
         else:
             raise TinygradError(f"to_tinygrad: {n.op.name} has no tinygrad equivalent in the bridge")
     return memo[program]

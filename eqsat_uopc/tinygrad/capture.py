@@ -27,6 +27,7 @@ from eqsat_uopc.corpus.sexpr import to_sexpr
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.tinygrad.bridge import (
+    ALU_OP_NAMES,
     TinygradError,
     _tinygrad,
     from_tinygrad,
@@ -96,26 +97,9 @@ class Capture:
     per_workload: dict[str, int] = field(default_factory=dict)  # distinct expressions first seen there
 
 
-_PURE_OPS = [
-    "ADD",
-    "MUL",
-    "MAX",
-    "CMPLT",
-    "CMPNE",
-    "CMPEQ",
-    "WHERE",
-    "FLOORDIV",
-    "FLOORMOD",
-    "CDIV",
-    "CMOD",
-    "SUB",
-    "NEG",
-    "AND",
-    "OR",
-    "XOR",
-    "SHL",
-    "SHR",
-]
+# the ops of a pure expression: every ALU op the bridge translates (CAST is not one of them: the
+# corpus syntax has no CAST, so an expression under a CAST is recorded without it)
+_PURE_OPS = ALU_OP_NAMES
 
 
 def _purity(tops: Any) -> Callable[[Any], bool]:
