@@ -38,6 +38,7 @@ from eqsat_uopc import optimize
 from eqsat_uopc.corpus import VERDICTS, caviar_dev, tinygrad_capture
 from eqsat_uopc.greedy import simplify
 from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.pipeline.comparison import rank
 from eqsat_uopc.verify import check_equivalent
 
 RULE_SETS = {
@@ -80,7 +81,7 @@ def tinygrad_rows(entries: list) -> dict[str, dict]:
             ours = optimize(e.program, "dag_size", rules=rules, int_semantics="no_overflow").program
             r["times"].append(time.perf_counter() - t)
             a = cost_of(ours, "dag_size")
-            r["smaller" if a < theirs else "larger" if a > theirs else "equal"] += 1
+            r[rank(a, theirs)] += 1
             if a > theirs:
                 r["larger_ids"].append(e.id)
     return rows

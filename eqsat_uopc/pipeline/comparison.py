@@ -31,7 +31,7 @@ from eqsat_uopc.pipeline.optimization import optimize
 from eqsat_uopc.saturation import DEFAULT_CONFIG, SaturationConfig, SaturationReport
 from eqsat_uopc.verify import Verdict, check_equivalent
 
-__all__ = ["Comparison", "compare", "compare_job", "constant_value", "summarize", "tinygrad_fields"]
+__all__ = ["Comparison", "compare", "compare_job", "constant_value", "rank", "summarize", "tinygrad_fields"]
 
 
 def constant_value(u: UOp) -> Any:
@@ -76,8 +76,7 @@ class Comparison:
         "greedy_refuted" when the greedy result is wrong (see greedy_refuted)."""
         if self.greedy_refuted:
             return "greedy_refuted"
-        g, s = self.costs["greedy"][self.cost_model], self.costs["saturated"][self.cost_model]
-        return "smaller" if s < g else "larger" if s > g else "equal"
+        return rank(self.costs["saturated"][self.cost_model], self.costs["greedy"][self.cost_model])
 
     def to_dict(self) -> dict[str, Any]:
         """One flat, JSON-able row: what a table, a CSV line or a sweep record holds."""
@@ -131,6 +130,11 @@ class Comparison:
         lines.append("  saturated program:")
         lines += ["    " + ln for ln in to_uir(self.saturated).splitlines()]
         return "\n".join(lines)
+
+
+def rank(cost: float, reference: float) -> str:
+    """ "smaller", "equal" or "larger": a cost against a reference cost."""
+    return "smaller" if cost < reference else "larger" if cost > reference else "equal"
 
 
 def compare(
@@ -245,7 +249,7 @@ def tinygrad_fields(c: Comparison, names: Sequence[str] | None, recorded: UOp | 
     for who in ("saturated", "greedy"):
         ours, ref = c.costs[who][c.cost_model], costs[c.cost_model]
         key = "vs_tinygrad" if who == "saturated" else "greedy_vs_tinygrad"
-        out[key] = "smaller" if ours < ref else "larger" if ours > ref else "equal"
+        out[key] = rank(ours, ref)
     return out
 
 
