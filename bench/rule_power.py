@@ -50,7 +50,7 @@ RULE_SETS = {
 def caviar_rows(entries: list, sem: str) -> dict[str, dict]:
     """Per rule set: right, wrong and refuted results and the times, the rule sets interleaved per
     expression (so that load on the shared machine falls on both alike)."""
-    rows = {name: {"right": 0, "wrong": 0, "refuted": 0, "times": []} for name in RULE_SETS}
+    rows = {name: {"right": 0, "wrong": 0, "refuted": 0, "times": [], "results": {}} for name in RULE_SETS}
     for e in entries:
         expected = VERDICTS[e.verdict]
         for name, rules in RULE_SETS.items():
@@ -58,6 +58,7 @@ def caviar_rows(entries: list, sem: str) -> dict[str, dict]:
             t = time.perf_counter()
             result = optimize(e.program, "dag_size", rules=rules, int_semantics=sem).program
             r["times"].append(time.perf_counter() - t)
+            r["results"][e.id] = result
             if result.op is Ops.CONST:
                 ok = result.arg is expected
                 r["right"], r["wrong"] = r["right"] + ok, r["wrong"] + (not ok)
@@ -71,7 +72,8 @@ def caviar_rows(entries: list, sem: str) -> dict[str, dict]:
 def tinygrad_rows(entries: list) -> dict[str, dict]:
     """Per rule set: results smaller / equal / larger than tinygrad's, and the times (interleaved)."""
     rows = {
-        name: {"smaller": 0, "equal": 0, "larger": 0, "times": [], "larger_ids": []} for name in RULE_SETS
+        name: {"smaller": 0, "equal": 0, "larger": 0, "times": [], "larger_ids": [], "results": {}}
+        for name in RULE_SETS
     }
     for e in entries:
         theirs = cost_of(e.tinygrad, "dag_size")
@@ -80,6 +82,7 @@ def tinygrad_rows(entries: list) -> dict[str, dict]:
             t = time.perf_counter()
             ours = optimize(e.program, "dag_size", rules=rules, int_semantics="no_overflow").program
             r["times"].append(time.perf_counter() - t)
+            r["results"][e.id] = ours
             a = cost_of(ours, "dag_size")
             r[rank(a, theirs)] += 1
             if a > theirs:
@@ -117,10 +120,12 @@ def main() -> None:
     greedy_tinygrad = greedy_median([e.program for e in captured])
     print(f"1. Caviar: {len(caviar)} true-or-false expressions (Halide + Caviar decide 861 of 946)")
     print(f"   {'rule set':12s} {'semantics':12s} {'right':>6s} {'wrong':>6s} {'refuted':>8s}  time/expr")
-    caviar_times = {}
+    caviar_times, default_results = {}, {}
     for sem in ("no_overflow", "wrap"):
         for name, r in caviar_rows(caviar, sem).items():
             caviar_times[(name, sem)] = r["times"]
+            if (name, sem) == ("default", "no_overflow"):
+                default_results |= r["results"]
             print(
                 f"   {name:12s} {sem:12s} {r['right']:6d} {r['wrong']:6d} {r['refuted']:8d}"
                 f"  {_times(r['times'])}"
@@ -132,6 +137,8 @@ def main() -> None:
     tinygrad_times = {}
     for name, r in tinygrad_rows(captured).items():
         tinygrad_times[name] = r["times"]
+        if name == "default":
+            default_results |= r["results"]
         print(
             f"   {name:12s} smaller {r['smaller']:5d}  equal {r['equal']:5d}  larger {r['larger']:4d}"
             f"  {_times(r['times'])}"
@@ -156,33 +163,27 @@ def main() -> None:
     )
 
     if args.ablation:
-        ablation(caviar, captured)
+        ablation(caviar, captured, default_results)
 
 
-def ablation(caviar: list, captured: list) -> None:
-    """Section 4: what each family beyond the chapter changes, by leaving it out of "default"."""
+def ablation(caviar: list, captured: list, base: dict) -> None:
+    """Section 4: what each family beyond the chapter changes, by leaving it out of "default".
+    `base` holds sections 1-2's no_overflow results of "default", by entry id."""
     print("\n4. each family left out of default: expressions it changes")
     full = REGISTERED["default"]
-    base_cav = {
-        e.id: optimize(e.program, "dag_size", rules=full, int_semantics="no_overflow").program for e in caviar
-    }
-    base_tg = {
-        e.id: optimize(e.program, "dag_size", rules=full, int_semantics="no_overflow").program
-        for e in captured
-    }
     for fam in BEYOND_CHAPTER_FAMILIES:
         rs = RuleSet(f"default-{fam}", tuple(f for f in full.families if f != fam))
         lost = sum(
-            base_cav[e.id].op is Ops.CONST
+            base[e.id].op is Ops.CONST
             and optimize(e.program, "dag_size", rules=rs, int_semantics="no_overflow").program
-            is not base_cav[e.id]
+            is not base[e.id]
             for e in caviar
         )
         grew = sum(
             cost_of(
                 optimize(e.program, "dag_size", rules=rs, int_semantics="no_overflow").program, "dag_size"
             )
-            > cost_of(base_tg[e.id], "dag_size")
+            > cost_of(base[e.id], "dag_size")
             for e in captured
         )
         print(
