@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eqsat_uopc.ir.uir import UirError, _describe, _Line, _lines, _literal, _tokens, parse_uir
+from eqsat_uopc.ir.uir import UirError, _describe, _items, _Line, _lines, _literal, _tokens, parse_uir
 from eqsat_uopc.ir.uop import UOp
 
 __all__ = ["Example", "expected_value", "load_example", "read_example"]
@@ -77,14 +77,7 @@ def _expect_value(c: _Line) -> Any:
     t = c.next()
     if t.kind == "sym" and t.text == "[":
         c.nest(t, +1)
-        items = []
-        while not c.at("]"):
-            items.append(_expect_value(c))
-            if not c.at("]"):
-                c.expect("sym", ",", "',' or ']'")
-        c.next()
-        c.depth -= 1
-        return items
+        return _items(c, "]", _expect_value)
     if (v := _literal(t)) is not None:
         return v
     raise c.error(t, f"expected a literal (7, 2.0, true) or a [list], got {_describe(t)}")

@@ -310,14 +310,19 @@ def _literal(t: _Tok) -> Any | None:
 def _tuple(c: _Line, item) -> tuple:
     """`(a, b)`, `(a,)` or `()`, items read by item(cursor)."""
     c.nest(c.expect("sym", "(", "'('"), +1)
+    return tuple(_items(c, ")", item))
+
+
+def _items(c: _Line, close: str, item) -> list:
+    """The comma-separated items up to `close`, after its opener was nested; closes the nesting."""
     items = []
-    while not c.at(")"):
+    while not c.at(close):
         items.append(item(c))
-        if not c.at(")"):
-            c.expect("sym", ",", "',' or ')'")
+        if not c.at(close):
+            c.expect("sym", ",", f"',' or '{close}'")
     c.next()
     c.depth -= 1
-    return tuple(items)
+    return items
 
 
 def _int_item(c: _Line) -> int:
