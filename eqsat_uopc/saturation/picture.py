@@ -26,7 +26,15 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import ParamArg
 from eqsat_uopc.saturation.errors import DrawError
 
-__all__ = ["DEFAULT_MAX_ENODES", "FORMATS", "draw", "picture_format", "to_dot", "to_visualizer_json"]
+__all__ = [
+    "DEFAULT_MAX_ENODES",
+    "FORMATS",
+    "check_readable",
+    "draw",
+    "picture_format",
+    "to_dot",
+    "to_visualizer_json",
+]
 
 DEFAULT_MAX_ENODES = 2_000  # beyond this a picture is a grey smear, and dot takes minutes
 _GRAPHVIZ_FORMATS = ("svg", "png", "pdf")
@@ -184,6 +192,15 @@ def picture_format(path: str | Path) -> str:
     return suffix
 
 
+def check_readable(egraph: EGraph, max_enodes: int = DEFAULT_MAX_ENODES) -> None:
+    """Refuse (DrawError) an e-graph of more than max_enodes e-nodes: no one can read its picture."""
+    if egraph.num_enodes > max_enodes:
+        raise DrawError(
+            f"the e-graph has {egraph.num_enodes} e-nodes in {egraph.num_eclasses} e-classes, more than "
+            f"max_enodes={max_enodes} can show readably; raise max_enodes to draw it anyway"
+        )
+
+
 def draw(
     egraph: EGraph,
     path: str | Path,
@@ -198,11 +215,7 @@ def draw(
     them anyway. Returns the path written."""
     path = Path(path)
     suffix = picture_format(path)
-    if egraph.num_enodes > max_enodes:
-        raise DrawError(
-            f"the e-graph has {egraph.num_enodes} e-nodes in {egraph.num_eclasses} e-classes, more than "
-            f"max_enodes={max_enodes} can show readably; raise max_enodes to draw it anyway"
-        )
+    check_readable(egraph, max_enodes)
     if suffix == ".json":
         text = json.dumps(to_visualizer_json(egraph, choice, root), indent=1) + "\n"
         path.write_text(text, encoding="utf-8")

@@ -32,7 +32,7 @@ from eqsat_uopc.saturation.engine import lease
 from eqsat_uopc.saturation.errors import SaturationError
 from eqsat_uopc.saturation.fold import FoldStep, needs_python_step
 from eqsat_uopc.saturation.lower import Lowerer, term_key
-from eqsat_uopc.saturation.picture import DEFAULT_MAX_ENODES, draw
+from eqsat_uopc.saturation.picture import DEFAULT_MAX_ENODES, check_readable, draw
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
 from eqsat_uopc.saturation.scheduler import BackoffScheduler
 from eqsat_uopc.saturation.serialize import Snapshot
@@ -267,6 +267,7 @@ class Saturation:
         """Write a picture of the e-graph to path (.dot, .json, .svg, .png or .pdf; see
         eqsat_uopc.saturation.picture), with extraction's choice highlighted (default: extract under
         the config's cost and extractor) and the program's e-class marked as the root."""
+        check_readable(self.egraph, max_enodes)  # before extracting an e-graph too big to draw
         chosen = self.extract() if extraction is None else extraction
         return draw(self.egraph, path, chosen.choice, max_enodes=max_enodes)
 
