@@ -5,7 +5,7 @@
 
 Two rule sets are measured in the same run: "chapter+AC" (the chapter's symbolic families, the
 evaluate rules and commutativity/associativity: the default before the families beyond the
-chapter) and "default" (that plus boolean, minmax, linear, divisibility). For each:
+chapter) and "default" (that plus boolean, minmax, linear, divisibility, digits). For each:
 
 1. Caviar, the true-or-false expressions: how many `optimize` reduces to the right constant under
    `no_overflow` and under `wrap`, how many to a wrong one, and how many results random testing
@@ -13,14 +13,16 @@ chapter) and "default" (that plus boolean, minmax, linear, divisibility). For ea
    asked for). Halide's simplifier and Caviar together decide 861 of the 946 (the corpus records
    both); 22 of the 946 verdicts are not theorems (z3 refutes them: the samples missed the
    counterexample), so 924 is the ceiling.
-2. The tinygrad capture, `no_overflow`: saturated results smaller / equal / larger than tinygrad's
-   own simplification (recorded in the corpus), by DAG size.
+2. Against tinygrad, `no_overflow`: saturated results smaller / equal / larger than tinygrad's own
+   simplification, by DAG size, on the tinygrad capture (tinygrad's result recorded in the corpus)
+   and on generated index expressions (`index_expressions(500, seed=0)`, loop variables as bounded
+   inputs; tinygrad's `simplify` run live, so tinygrad must be installed).
 3. Time per expression: median and mean `optimize` time on both corpora (the rule sets run
    interleaved, expression by expression, so that load falls on both alike), with the greedy
    `simplify` median measured in the same process as the reference.
 4. With --ablation: for each family beyond the chapter, how many expressions change when it is
-   left out of "default" (Caviar right constants lost under no_overflow; tinygrad results that get
-   larger).
+   left out of "default" (Caviar right constants lost under no_overflow; results that get larger
+   on the tinygrad capture and on the generated index expressions).
 """
 
 from __future__ import annotations
@@ -35,10 +37,12 @@ from eqsat_uopc.rules import BEYOND_CHAPTER_FAMILIES, SYMBOLIC_FAMILIES, RuleSet
 from eqsat_uopc.rules import RULE_SETS as REGISTERED
 
 from eqsat_uopc import optimize
-from eqsat_uopc.corpus import VERDICTS, caviar_dev, tinygrad_capture
+from eqsat_uopc.corpus import VERDICTS, caviar_dev, index_expressions, tinygrad_capture
 from eqsat_uopc.greedy import simplify
 from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.pipeline.comparison import rank
+from eqsat_uopc.tinygrad import tinygrad_simplify
 from eqsat_uopc.verify import check_equivalent
 
 RULE_SETS = {
@@ -69,24 +73,35 @@ def caviar_rows(entries: list, sem: str) -> dict[str, dict]:
     return rows
 
 
-def tinygrad_rows(entries: list) -> dict[str, dict]:
-    """Per rule set: results smaller / equal / larger than tinygrad's, and the times (interleaved)."""
+def generated_index_entries(n: int) -> list[tuple[str, UOp, UOp]]:
+    """(id, program, tinygrad's simplification) of n generated index expressions, loop variables as
+    bounded inputs."""
+    out = []
+    for k, e in enumerate(index_expressions(n, seed=0)):
+        program = e.bounded_program
+        out.append((f"index/{k:04d}", program, tinygrad_simplify(program)))
+    return out
+
+
+def tinygrad_rows(entries: list[tuple[str, UOp, UOp]]) -> dict[str, dict]:
+    """Per rule set: results smaller / equal / larger than tinygrad's, and the times (interleaved).
+    entries: (id, program, tinygrad's simplification of it)."""
     rows = {
         name: {"smaller": 0, "equal": 0, "larger": 0, "times": [], "larger_ids": [], "results": {}}
         for name in RULE_SETS
     }
-    for e in entries:
-        theirs = cost_of(e.tinygrad, "dag_size")
+    for key, program, tinygrad in entries:
+        theirs = cost_of(tinygrad, "dag_size")
         for name, rules in RULE_SETS.items():
             r = rows[name]
             t = time.perf_counter()
-            ours = optimize(e.program, "dag_size", rules=rules, int_semantics="no_overflow").program
+            ours = optimize(program, "dag_size", rules=rules, int_semantics="no_overflow").program
             r["times"].append(time.perf_counter() - t)
-            r["results"][e.id] = ours
+            r["results"][key] = ours
             a = cost_of(ours, "dag_size")
             r[rank(a, theirs)] += 1
             if a > theirs:
-                r["larger_ids"].append(e.id)
+                r["larger_ids"].append(key)
     return rows
 
 
@@ -109,7 +124,8 @@ def main() -> None:
     ap.add_argument("--ablation", action="store_true", help="also leave out each family beyond the chapter")
     args = ap.parse_args()
     caviar = [e for e in caviar_dev() if VERDICTS[e.verdict] is not None]
-    captured = tinygrad_capture()
+    captured = [(e.id, e.program, e.tinygrad) for e in tinygrad_capture()]
+    generated = generated_index_entries(100 if args.quick else 500)
     if args.quick:
         caviar = random.Random(0).sample(caviar, 120)
         captured = random.Random(0).sample(captured, 150)
@@ -117,7 +133,7 @@ def main() -> None:
         optimize(caviar[0].program, rules=rules, int_semantics="no_overflow")
         optimize(caviar[0].program, rules=rules, int_semantics="wrap")
     greedy_caviar = greedy_median([e.program for e in caviar])
-    greedy_tinygrad = greedy_median([e.program for e in captured])
+    greedy_tinygrad = greedy_median([program for _, program, _ in captured])
     print(f"1. Caviar: {len(caviar)} true-or-false expressions (Halide + Caviar decide 861 of 946)")
     print(f"   {'rule set':12s} {'semantics':12s} {'right':>6s} {'wrong':>6s} {'refuted':>8s}  time/expr")
     caviar_times, default_results = {}, {}
@@ -130,20 +146,20 @@ def main() -> None:
                 f"   {name:12s} {sem:12s} {r['right']:6d} {r['wrong']:6d} {r['refuted']:8d}"
                 f"  {_times(r['times'])}"
             )
-    print(
-        f"\n2. tinygrad capture: {len(captured)} expressions, no_overflow,"
-        " DAG size against tinygrad's own result"
-    )
+    print("\n2. against tinygrad's own result, no_overflow, DAG size")
     tinygrad_times = {}
-    for name, r in tinygrad_rows(captured).items():
-        tinygrad_times[name] = r["times"]
-        if name == "default":
-            default_results |= r["results"]
-        print(
-            f"   {name:12s} smaller {r['smaller']:5d}  equal {r['equal']:5d}  larger {r['larger']:4d}"
-            f"  {_times(r['times'])}"
-            + (f"   larger on: {', '.join(r['larger_ids'][:5])}" if r["larger_ids"] else "")
-        )
+    for corpus, entries in (("capture", captured), ("generated", generated)):
+        print(f"   {corpus}: {len(entries)} expressions")
+        for name, r in tinygrad_rows(entries).items():
+            if corpus == "capture":
+                tinygrad_times[name] = r["times"]
+            if name == "default":
+                default_results |= r["results"]
+            print(
+                f"   {name:12s} smaller {r['smaller']:5d}  equal {r['equal']:5d}  larger {r['larger']:4d}"
+                f"  {_times(r['times'])}"
+                + (f"   larger on: {', '.join(r['larger_ids'][:5])}" if r["larger_ids"] else "")
+            )
     print("\n3. time per expression against greedy `simplify` (median, same process)")
     print(f"   greedy simplify: Caviar {greedy_caviar * 1e3:.3f} ms, tinygrad {greedy_tinygrad * 1e3:.3f} ms")
     for name in RULE_SETS:
@@ -163,10 +179,10 @@ def main() -> None:
     )
 
     if args.ablation:
-        ablation(caviar, captured, default_results)
+        ablation(caviar, captured, generated, default_results)
 
 
-def ablation(caviar: list, captured: list, base: dict) -> None:
+def ablation(caviar: list, captured: list, generated: list, base: dict) -> None:
     """Section 4: what each family beyond the chapter changes, by leaving it out of "default".
     `base` holds sections 1-2's no_overflow results of "default", by entry id."""
     print("\n4. each family left out of default: expressions it changes")
@@ -179,15 +195,17 @@ def ablation(caviar: list, captured: list, base: dict) -> None:
             is not base[e.id]
             for e in caviar
         )
-        grew = sum(
-            cost_of(
-                optimize(e.program, "dag_size", rules=rs, int_semantics="no_overflow").program, "dag_size"
+        grew = [
+            sum(
+                cost_of(optimize(p, "dag_size", rules=rs, int_semantics="no_overflow").program, "dag_size")
+                > cost_of(base[key], "dag_size")
+                for key, p, _ in entries
             )
-            > cost_of(base[e.id], "dag_size")
-            for e in captured
-        )
+            for entries in (captured, generated)
+        ]
         print(
-            f"   without {fam:13s}: Caviar right constants lost {lost:4d}; tinygrad results larger {grew:4d}"
+            f"   without {fam:13s}: Caviar right constants lost {lost:4d};"
+            f" results larger: capture {grew[0]:4d}, generated {grew[1]:4d}"
         )
 
 

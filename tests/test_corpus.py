@@ -191,10 +191,21 @@ def test_index_expressions_compute_the_views():
         batch = 3 if e.params else 0
         want = _numpy_view(e.views, batch)
         assert want.shape == tuple(r.src[0].arg for r in e.ranges), e.description
+        bounded = e.bounded_program
+        inputs = sorted((n for n in bounded.toposort() if n.op is Ops.PARAM), key=lambda n: n.arg.slot)
+        assert not any(n.op is Ops.RANGE for n in bounded.toposort())
+        assert [n.arg.bounds for n in inputs] == [None] * len(e.params) + [
+            (0, r.src[0].arg - 1) for r in e.ranges if r in e.program.toposort()
+        ]
         for idx in itertools.product(*(range(d) for d in want.shape)):
             env = dict(zip(e.ranges, idx, strict=True)) | dict.fromkeys(e.params, batch)
             got = _eval(e.program, env)
             assert got == (0 if want[idx] == -1 else want[idx]), (e.description, idx)
+            slots = {
+                UOp.param(len(e.params) + k, bounds=(0, r.src[0].arg - 1)): v
+                for k, (r, v) in enumerate(zip(e.ranges, idx, strict=True))
+            }
+            assert _eval(bounded, slots | dict.fromkeys(e.params, batch)) == got
 
 
 def test_index_expressions_are_deterministic():

@@ -260,6 +260,11 @@ def test_declarations() -> None:
         "comparisons/lt-mul-cancel",
         "comparisons/lt-mul-const",
         "comparisons/lt-mul-const-negative",
+        "digits/div-low-digit",
+        "digits/lt-low-digit",
+        "digits/mod-low-digit",
+        "digits/mod-reduce-coefficient",
+        "digits/mod-reduce-negative-coefficient",
         "divisibility/add",
         "divisibility/mul",
         "divisibility/mul-const",
@@ -401,7 +406,7 @@ MORE_INSTANCES = [
     b.ne(b),
 ]
 T, F = c(True), c(False)
-# instances of the families beyond the chapter (boolean, minmax, linear, divisibility, intervals)
+# instances of the families beyond the chapter (boolean, minmax, linear, divisibility, digits, intervals)
 BEYOND_CHAPTER_INSTANCES = [
     # boolean
     b.ne(True).where(x, x2),
@@ -499,6 +504,18 @@ BEYOND_CHAPTER_INSTANCES = [
     (x + 5) < (x2 + 3),
     # divmod beyond the chapter
     (r4 + 20) % 8,
+    # digits
+    (r * 4 + r4) // 8,
+    (r * 4 + r4) % 8,
+    (r * 5 + r4) % 3,
+    (r * -1 + r4) % 3,
+    (r * 4 + r4) < 8,
+    ((x // 4) % 3) * 4 + x % 4,
+    x % 4 + ((x // 4) % 3) * 4,
+    ((x // 4) % 3) * 8 + (x % 4) * 2,
+    (x % 4) * 2 + ((x // 4) % 3) * 8,
+    (x // 12) * 6 + ((x // 4) % 3) * 2,
+    ((x // 4) % 3) * 2 + (x // 12) * 6,
 ]
 ALL_INSTANCES = [lhs for _, _, inst in COVER.values() for lhs, _ in inst] + EXTRA_INSTANCES + MORE_INSTANCES
 

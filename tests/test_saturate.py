@@ -159,7 +159,7 @@ def test_unknown_family() -> None:
     assert str(info.value) == (
         "rule set 'mine' has unknown families ['magic'] (known: identities, fold, reassociation, "
         "distribution, divmod, recombination, comparisons, intervals, comm_assoc, boolean, minmax, linear, "
-        "divisibility, synth_small, evaluate)"
+        "divisibility, digits, synth_small, evaluate)"
     )
     with pytest.raises(SaturationError, match=r"^time_limit must be positive, got nan$"):
         saturate(UOp.param(0), time_limit=float("nan"))
@@ -250,3 +250,17 @@ def test_back_off_is_tunable_and_contains_the_associativity_blow_up():
         saturate(chain, match_limit=0)
     with pytest.raises(SaturationError, match=r"^ban_length must be an int, got 1.5$"):
         saturate(chain, ban_length=1.5)
+
+
+@pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
+def test_digits_of_a_mixed_radix_recombine(sem):
+    from eqsat_uopc import optimize
+
+    x, r = UOp.param(0), UOp.param(1, bounds=(0, 95))
+    assert (
+        optimize((x // 8) * 8 + ((x // 4) % 2) * 4 + ((x // 2) % 2) * 2 + x % 2, int_semantics=sem).program
+        is x
+    )
+    # r % 96 is r itself: r < 96
+    assert optimize(((r // 6) % 16) * 6 + r % 6, int_semantics=sem).program is r
+    assert optimize((r * 4 + x % 4) // 8, int_semantics=sem).program is r // 2

@@ -35,6 +35,17 @@ class IndexExpression:
     def description(self) -> str:
         return " -> ".join(f"{kind} {arg}" for kind, arg in self.views)
 
+    @property
+    def bounded_program(self) -> UOp:
+        """The program with each RANGE as an i32 input bounded to [0, extent - 1] (slots after the
+        PARAMs'): what the tinygrad bridge translates, and what a bounded-input corpus holds."""
+        first = max((p.arg.slot for p in self.params), default=-1) + 1
+        inputs = {
+            r: UOp.param(first + k, dtypes.i32, bounds=(0, r.src[0].arg - 1))
+            for k, r in enumerate(self.ranges)
+        }
+        return self.program.substitute(inputs)
+
 
 # A view maps an index tuple of its shape to (buffer offset, validity or None).
 _IndexFn = Callable[[list[UOp]], tuple[UOp, UOp | None]]

@@ -33,6 +33,7 @@ undefined (x // 0) the claim checked is the refinement lhs -> rhs, as for a gree
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -277,11 +278,19 @@ def _prove_instances(
 ) -> tuple[str, Any]:
     rng = random.Random(f"{seed}:{rule.name}:{assignment}")
     proved = unknown = 0
+    # after all of them fixed, one or two constants left symbolic in turn: hypotheses relating the
+    # constants (p = a * b, m = b * s) then pin them, where independent random values would almost
+    # never satisfy them (a vacuous instance)
+    left_free = [()] + [c for k in (1, 2) if len(names) > k for c in itertools.combinations(names, k)]
     for _ in range(instances * 8):
         if proved >= instances:
             break
-        enc, goals = _encode(rule, assignment, _constants(rng, names))
-        status, detail = _prove(enc, goals, rlimit, timeout_ms)
+        drawn = _constants(rng, names)
+        for left in left_free:
+            enc, goals = _encode(rule, assignment, {n: v for n, v in drawn.items() if n not in left})
+            status, detail = _prove(enc, goals, rlimit, timeout_ms)
+            if status != "vacuous":
+                break
         if status == "refuted":
             return status, detail
         proved += status == "proved"
