@@ -305,11 +305,11 @@ def test_saturation_is_never_larger_than_tinygrad_on_generated_index_expressions
 
     from eqsat_uopc import optimize
     from eqsat_uopc.corpus import index_expressions
+    from eqsat_uopc.pipeline.comparison import rank
 
     ranks = collections.Counter()
     for e in index_expressions(40, seed=11):
         program = e.bounded_program
         ours = cost_of(optimize(program, "dag_size", int_semantics="no_overflow").program, "dag_size")
-        theirs = cost_of(tinygrad_simplify(program), "dag_size")
-        ranks["smaller" if ours < theirs else "equal" if ours == theirs else "larger"] += 1
+        ranks[rank(ours, cost_of(tinygrad_simplify(program), "dag_size"))] += 1
     assert ranks == {"smaller": 27, "equal": 13}
