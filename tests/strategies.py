@@ -158,12 +158,15 @@ def inputs_for(draw, program: UOp) -> dict[int, Any]:
 
 @st.composite
 def range_bindings(draw, program: UOp) -> dict[UOp, int]:
-    """{RANGE: value in [0, extent - 1]} for every RANGE reachable from program (CALL bodies too)."""
-    out: dict[UOp, int] = {}
-    for u in program.toposort():
-        if u.op is Ops.RANGE and u.src[0].op is Ops.CONST:
-            out[u] = draw(st.integers(0, max(0, u.src[0].arg - 1)))
-    return out
+    """{RANGE: value in [0, extent - 1]} for every RANGE reachable from program (CALL bodies too).
+    RANGEs of one name are one loop variable (verification binds ranges by name): they get one
+    value, in the smallest of their extents."""
+    loops = [u for u in program.toposort() if u.op is Ops.RANGE and u.src[0].op is Ops.CONST]
+    extent: dict[str, int] = {}
+    for u in loops:
+        extent[u.arg] = min(extent.get(u.arg, u.src[0].arg), u.src[0].arg)
+    value = {name: draw(st.integers(0, max(0, n - 1))) for name, n in extent.items()}
+    return {u: value[u.arg] for u in loops}
 
 
 def _factorizations(n: int, rank: int) -> list[tuple[int, ...]]:
