@@ -268,24 +268,33 @@ def test_declarations() -> None:
         "divisibility/add",
         "divisibility/mul",
         "divisibility/mul-const",
+        "divisibility/mul-quotient",
         "divmod/div-sum-const",
+        "divmod/div-sum-offset",
         "divmod/div-sum-term",
         "divmod/div-sum-term-right",
         "divmod/div-term",
         "divmod/mod-sum-const",
+        "divmod/mod-sum-offset",
         "divmod/mod-sum-term",
         "divmod/mod-sum-term-right",
         "divmod/mod-term",
+        "linear/lt-move-const-bounded",
+        "linear/lt-move-const-right-bounded",
         "linear/lt-neg",
         "linear/lt-neg-both",
         "linear/ne-divide",
         "linear/ne-indivisible",
         "linear/neg-lt",
         "minmax/lt-max-plus",
+        "minmax/lt-max-plus-split",
+        "minmax/lt-min-plus",
         "minmax/max-add-factor",
         "minmax/max-mul-factor",
         "minmax/max-plus-lt",
+        "minmax/max-plus-lt-split",
         "minmax/min-as-where",
+        "minmax/min-plus-lt",
     ]
 
 
@@ -305,7 +314,7 @@ def test_rule_sets() -> None:
     guarded = {u for u, n in units if n == "divmod/div-sum-term"}
     unguarded = {u for u, n in units_no if n == "divmod/div-sum-term"}
     assert len(guarded) == len(unguarded) == 1 and guarded != unguarded
-    assert [r.semantics for r in rule_set("run").rules("wrap")].count("no_overflow") == 18
+    assert [r.semantics for r in rule_set("run").rules("wrap")].count("no_overflow") == 20
 
 
 x2, x3 = UOp.param(1), UOp.param(7)
@@ -502,8 +511,23 @@ BEYOND_CHAPTER_INSTANCES = [
     r.maximum(r4) + 2 < r,
     (x + 3) < (x2 + 5),
     (x + 5) < (x2 + 3),
+    (r + 3) < (r4 + 5),
+    ((x * 8 + x2 * 16) // 2).ne(3),
+    ((r * 8 + r4 * 16) // 2).ne(3),
+    ((x * 8) // 2).ne(6),
     # divmod beyond the chapter
     (r4 + 20) % 8,
+    (x + 13) // 4,
+    (r + 13) // 4,
+    (x + 13) % 4,
+    (r + 13) % 4,
+    # comparisons against a MIN or MAX plus a constant, MAX through a division
+    x3 < (r < r4).where(r, r4) + -2,
+    (r < r4).where(r, r4) + -2 < x3,
+    x3 < r.maximum(r4) + 2,
+    r.maximum(r4) + 2 < x3,
+    x.maximum(x2) // 4,
+    (x // 4).ne(2),
     # digits
     (r * 4 + r4) // 8,
     (r * 4 + r4) % 8,
