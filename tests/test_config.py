@@ -6,7 +6,8 @@ import pytest
 from eqsat_uopc.extract import CostModelError, ExtractionError
 
 from eqsat_uopc import SaturationConfig, UOp, compare, optimize, saturate
-from eqsat_uopc.saturation import DEFAULT_CONFIG, FIELD_HELP, SaturationError
+from eqsat_uopc.saturation import DEFAULT_CONFIG, FIELD_HELP, SaturationError, StopReason
+from eqsat_uopc.synthesis.rule import infix
 
 x = UOp.param(0)
 
@@ -25,6 +26,7 @@ def test_defaults_live_in_one_place_and_every_setting_has_help():
         "cost": "dag_size",
         "extractor": "auto",
         "extract_time_limit": 5.0,
+        "pulses": 3,
     }
     assert sorted(FIELD_HELP) == sorted(f.name for f in dataclasses.fields(SaturationConfig))
 
@@ -38,6 +40,7 @@ def test_defaults_live_in_one_place_and_every_setting_has_help():
         ({"time_limit": float("nan")}, SaturationError, "time_limit must be positive, got nan"),
         ({"extract_time_limit": -1}, SaturationError, "extract_time_limit must be positive, got -1"),
         ({"match_limit": True}, SaturationError, "match_limit must be an int, got True"),
+        ({"pulses": 0}, SaturationError, "pulses must be positive, got 0"),
         ({"seed_greedy": 1}, SaturationError, "seed_greedy must be True or False, got 1"),
         ({"int_semantics": "c"}, SaturationError, "int_semantics must be 'wrap' or 'no_overflow', got 'c'"),
         (
@@ -98,3 +101,24 @@ def test_the_greedy_seed_makes_optimize_never_worse_than_greedy():
     assert saturate(p, rules="ac").seed is None
     f = UOp.param(1, UOp.const(0.0).dtype)
     assert saturate(f + 0.0, rules="symbolic").seed is None
+
+
+def test_optimize_pulses_from_its_own_result_while_the_budget_stops_it():
+    x2, x3 = UOp.param(1), UOp.param(2)
+    p = (((x + 1) + (x2 + 2)) + (x3 + 3)) < (((x3 + 3) + (x + 1)) + x2)  # 6 + s < 4 + s: false
+    once = optimize(p, node_budget=100, int_semantics="no_overflow", pulses=1)
+    assert once.report.stop_reason is StopReason.NODE_BUDGET and "pulses" not in once.info
+    assert (once.program.op.name, once.cost) == ("CMPLT", 9)
+    # the second saturation starts from the first one's 9-node extraction and decides it
+    best = optimize(p, node_budget=100, int_semantics="no_overflow")
+    assert best.program is UOp.const(False)
+    first, second = best.info["pulses"]
+    assert first.program is once.program and second.program is best.program
+    assert [p.report.stop_reason for p in (first, second)] == [StopReason.NODE_BUDGET, StopReason.CONSTANT]
+    assert best.report is second.report
+    # pulses is a bound: at 60 nodes three pulses each stop at the budget, each one cheaper
+    bounded = optimize(p, node_budget=60, int_semantics="no_overflow")
+    assert [p.report.stop_reason for p in bounded.info["pulses"]] == [StopReason.NODE_BUDGET] * 3
+    assert infix(bounded.program, {}) == "2 < 0"  # the third pulse stopped before it could fold
+    with pytest.raises(SaturationError, match=r"^optimize: config must be a SaturationConfig, got str$"):
+        optimize(p, None, "default")

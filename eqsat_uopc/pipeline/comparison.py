@@ -65,6 +65,12 @@ class Comparison:
         return s / g if g else (1.0 if s == g else math.inf)
 
     @property
+    def pulses(self) -> int:
+        """How many saturations optimize ran (see optimize: each pulse restarts from the last result)."""
+        info = self.extraction.info if self.extraction is not None else {}
+        return len(info["pulses"]) if "pulses" in info else 1
+
+    @property
     def greedy_refuted(self) -> bool:
         """Was the greedy result shown wrong under the int semantics asked for? (Then its size is no
         benchmark: it may be small because a no_overflow rule fired where inputs can overflow.)"""
@@ -86,6 +92,7 @@ class Comparison:
             "outcome": self.outcome,
             "ratio": self.ratio,
             "optimal": self.optimal,
+            "pulses": self.pulses,
             "stop_reason": self.report.stop_reason.value,
             "iterations": self.report.iterations,
             "enodes": self.report.final_enodes,
@@ -118,8 +125,10 @@ class Comparison:
             "; the greedy result is REFUTED (wrong under this int semantics)" if self.greedy_refuted else ""
         )
         lines.append(f"  saturated is {how} greedy (ratio {self.ratio:.3f}){refuted}")
+        rep = self.report
+        pulses = f" ({self.pulses} pulses, the last:)" if self.pulses > 1 else ""
         lines.append(
-            f"  saturation: {self.report.stop_reason.value} after {self.report.iterations} iterations, "
+            f"  saturation{pulses}: {rep.stop_reason.value} after {rep.iterations} iterations, "
             f"{self.report.enodes[-1] if self.report.enodes else 0} e-nodes; greedy result "
             f"{'is' if self.greedy_in_egraph else 'is not'} in the root's e-class"
         )
@@ -166,8 +175,8 @@ def compare(
     greedy = simplify(program)
     t1 = time.perf_counter()
     ext = optimize(program, None, config)
-    sat = ext.saturation
-    greedy_in = sat.equivalent(program, greedy)
+    pulses = ext.info.get("pulses", (ext,))
+    greedy_in = pulses[0].saturation.equivalent(program, greedy)  # the e-graph of the input itself
     t2 = time.perf_counter()
     verdict = greedy_verdict = None
     if verify:
@@ -182,7 +191,7 @@ def compare(
     costs = {"input": costs_of(program), "greedy": costs_of(greedy), "saturated": costs_of(ext.program)}
     if cost_of(ext.program, cost_model_name) != ext.cost:  # the extractor's own account must match
         raise AssertionError(f"extracted cost {ext.cost} differs from the program's {cost_model_name} cost")
-    report = sat.report
+    report = ext.report
     return Comparison(
         program=program,
         greedy=greedy,
@@ -192,8 +201,8 @@ def compare(
         costs=costs,
         times={
             "greedy": t1 - t0,
-            "saturate": report.total_time,
-            "extract": ext.seconds,
+            "saturate": sum(p.report.total_time for p in pulses),
+            "extract": sum(p.seconds for p in pulses),
             "verify": t3 - t2,
         },
         report=report,

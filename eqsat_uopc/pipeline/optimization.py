@@ -5,15 +5,27 @@ sweeps and the notebooks mean the same thing by a budget or a cost model. Under 
 `seed_greedy=True` the greedy result (its rules sound under the chosen int_semantics) is in the
 root's e-class before saturation starts, and extraction is never allowed to return a program
 costlier than that one: optimize never does worse than the greedy engine.
+
+A saturation that stops at its node budget or iteration limit has usually spent the budget on
+associativity around terms that a cheaper equivalent no longer has. optimize then pulses, as
+Caviar does: it saturates again from the program it just extracted, with a fresh budget, while
+each pulse's result is strictly cheaper than its start (at most `config.pulses` saturations).
+Each pulse is sound for the program it starts from, so the result is equivalent to the input,
+and the cost only falls, so it is never costlier than greedy's either.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from eqsat_uopc.extract import Extraction
+from eqsat_uopc.extract import Extraction, cost_of
+from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.saturation import SaturationConfig, saturate
+from eqsat_uopc.saturation import DEFAULT_CONFIG, SaturationConfig, StopReason, saturate
+from eqsat_uopc.saturation.errors import SaturationError
+
+_PULSE_AGAIN = (StopReason.NODE_BUDGET, StopReason.ITER_LIMIT)
 
 __all__ = ["optimize"]
 
@@ -27,11 +39,32 @@ def optimize(
     Any setting of SaturationConfig can be given by keyword (`optimize(p, "latency",
     node_budget=50_000, int_semantics="no_overflow")`). The result's `.program`, `.cost` and
     `.optimal` say what was found and whether the extractor proved it optimal for the e-graph.
+    After more than one pulse, `.report` and `.saturation` are the last pulse's and
+    `.info["pulses"]` holds every pulse's Extraction (its program, report and saturation), first to
+    last.
     """
+    if config is not None and not isinstance(config, SaturationConfig):
+        raise SaturationError(f"optimize: config must be a SaturationConfig, got {type(config).__name__}")
     if cost is not None:
         settings["cost"] = cost
-    sat = saturate(program, config, **settings)
-    try:
-        return sat.extract()
-    finally:
-        sat.close()
+    config = (config or DEFAULT_CONFIG).replace(**settings)
+    pulses: list[Extraction] = []
+    start = program
+    while True:
+        sat = saturate(start, config)
+        try:
+            result = sat.extract()
+        finally:
+            sat.close()
+        pulses.append(result)
+        if (
+            len(pulses) == config.pulses
+            or result.report.stop_reason not in _PULSE_AGAIN
+            or result.program.op is Ops.CONST
+            or result.cost >= cost_of(start, config.cost)
+        ):
+            break
+        start = result.program
+    if len(pulses) == 1:
+        return result
+    return dataclasses.replace(result, info={**result.info, "pulses": tuple(pulses)})

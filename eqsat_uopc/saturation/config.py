@@ -40,6 +40,9 @@ FIELD_HELP: dict[str, str] = {
     "cost": "cost model for extraction (a name in COST_MODELS, or a model object)",
     "extractor": "extractor (a name in EXTRACTORS, or 'auto')",
     "extract_time_limit": "seconds an exact extractor may take (None: no limit)",
+    "pulses": "optimize only: saturations at most, each restarted from the previous one's extracted "
+    "program while a run stops at the node budget or iteration limit and its extraction is cheaper "
+    "than the program it started from (Caviar's pulsing)",
 }
 
 
@@ -59,6 +62,7 @@ class SaturationConfig:
     cost: Any = "dag_size"
     extractor: Any = "auto"
     extract_time_limit: float | None = 5.0
+    pulses: int = 3
 
     def __post_init__(self) -> None:
         resolve_rule_set(self.rules, SaturationError)
@@ -66,7 +70,7 @@ class SaturationConfig:
             raise SaturationError(
                 f"int_semantics must be 'wrap' or 'no_overflow', got {self.int_semantics!r}"
             )
-        for name in ("node_budget", "iter_limit", "match_limit", "ban_length"):
+        for name in ("node_budget", "iter_limit", "match_limit", "ban_length", "pulses"):
             _check_positive(name, getattr(self, name), integer=True)
         _check_positive("time_limit", self.time_limit, integer=False)
         if self.extract_time_limit is not None:
