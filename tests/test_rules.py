@@ -279,6 +279,7 @@ def test_declarations() -> None:
         "divmod/mod-sum-term",
         "divmod/mod-sum-term-right",
         "divmod/mod-term",
+        "intervals/div-shift-difference",
         "linear/lt-move-const-bounded",
         "linear/lt-move-const-right-bounded",
         "linear/lt-neg",
@@ -288,13 +289,20 @@ def test_declarations() -> None:
         "linear/neg-lt",
         "minmax/lt-max-plus",
         "minmax/lt-max-plus-split",
+        "minmax/lt-max-shifted-plus",
         "minmax/lt-min-plus",
+        "minmax/lt-min-shifted-first-plus",
+        "minmax/lt-min-shifted-plus",
         "minmax/max-add-factor",
         "minmax/max-mul-factor",
         "minmax/max-plus-lt",
         "minmax/max-plus-lt-split",
+        "minmax/max-shifted-plus-lt",
         "minmax/min-as-where",
+        "minmax/min-const-as-where",
         "minmax/min-plus-lt",
+        "minmax/min-shifted-first-plus-lt",
+        "minmax/min-shifted-plus-lt",
     ]
 
 
@@ -314,7 +322,7 @@ def test_rule_sets() -> None:
     guarded = {u for u, n in units if n == "divmod/div-sum-term"}
     unguarded = {u for u, n in units_no if n == "divmod/div-sum-term"}
     assert len(guarded) == len(unguarded) == 1 and guarded != unguarded
-    assert [r.semantics for r in rule_set("run").rules("wrap")].count("no_overflow") == 20
+    assert [r.semantics for r in rule_set("run").rules("wrap")].count("no_overflow") == 21
 
 
 x2, x3 = UOp.param(1), UOp.param(7)
@@ -528,6 +536,24 @@ BEYOND_CHAPTER_INSTANCES = [
     r.maximum(r4) + 2 < x3,
     x.maximum(x2) // 4,
     (x // 4).ne(2),
+    # x against a MAX or MIN of x + m, plus k; MIN of a term and a constant
+    x < x2.maximum(x + 8) + -4,
+    r < r4.maximum(r + 8) + -4,
+    x2.maximum(x + 8) + -4 < x,
+    r4.maximum(r + 8) + -4 < r,
+    (x2 < x + -8).where(x2, x + -8) + 4 < x,
+    (r4 < r + -8).where(r4, r + -8) + 4 < r,
+    (x + -8 < x2).where(x + -8, x2) + 4 < x,
+    (r + -8 < r4).where(r + -8, r4) + 4 < r,
+    x < (x2 < x + -8).where(x2, x + -8) + 4,
+    r < (r4 < r + -8).where(r4, r + -8) + 4,
+    x < (x + -8 < x2).where(x + -8, x2) + 4,
+    r < (r + -8 < r4).where(r + -8, r4) + 4,
+    (x * -1).maximum(c(-62)) * -1,
+    (r * -1).maximum(c(-62)) * -1,
+    # intervals of a difference of floor divisions
+    (x + 7) // 2 + (x // 2) * -1,
+    (r + 7) // 2 + (r // 2) * -1,
     # digits
     (r * 4 + r4) // 8,
     (r * 4 + r4) % 8,
