@@ -5,7 +5,7 @@
 
 Two rule sets are measured in the same run: "chapter+AC" (the chapter's symbolic families, the
 evaluate rules and commutativity/associativity: the default before the families beyond the
-chapter) and "default" (that plus boolean, minmax, linear, divisibility, digits). For each:
+chapter) and "default" (that plus boolean, minmax, linear, divisibility, digits, offsets). For each:
 
 1. Caviar, the true-or-false expressions: how many `optimize` reduces to the right constant under
    `no_overflow` and under `wrap`, how many to a wrong one, and how many results random testing

@@ -7,7 +7,6 @@ from eqsat_uopc.extract import CostModelError, ExtractionError
 
 from eqsat_uopc import SaturationConfig, UOp, compare, optimize, saturate
 from eqsat_uopc.saturation import DEFAULT_CONFIG, FIELD_HELP, SaturationError, StopReason
-from eqsat_uopc.synthesis.rule import infix
 
 x = UOp.param(0)
 
@@ -116,9 +115,11 @@ def test_optimize_pulses_from_its_own_result_while_the_budget_stops_it():
     assert first.program is once.program and second.program is best.program
     assert [p.report.stop_reason for p in (first, second)] == [StopReason.NODE_BUDGET, StopReason.CONSTANT]
     assert best.report is second.report
-    # pulses is a bound: at 60 nodes three pulses each stop at the budget, each one cheaper
-    bounded = optimize(p, node_budget=60, int_semantics="no_overflow")
-    assert [p.report.stop_reason for p in bounded.info["pulses"]] == [StopReason.NODE_BUDGET] * 3
-    assert infix(bounded.program, {}) == "2 < 0"  # the third pulse stopped before it could fold
+    # pulses is a bound: at 60 nodes the third pulse decides it, two stop short
+    bounded = optimize(p, node_budget=60, int_semantics="no_overflow", pulses=2)
+    assert [p.report.stop_reason for p in bounded.info["pulses"]] == [StopReason.NODE_BUDGET] * 2
+    assert bounded.cost == once.cost
+    third = optimize(p, node_budget=60, int_semantics="no_overflow")
+    assert third.program is UOp.const(False) and len(third.info["pulses"]) == 3
     with pytest.raises(SaturationError, match=r"^optimize: config must be a SaturationConfig, got str$"):
         optimize(p, None, "default")

@@ -289,20 +289,21 @@ def test_declarations() -> None:
         "linear/neg-lt",
         "minmax/lt-max-plus",
         "minmax/lt-max-plus-split",
-        "minmax/lt-max-shifted-plus",
         "minmax/lt-min-plus",
-        "minmax/lt-min-shifted-first-plus",
-        "minmax/lt-min-shifted-plus",
         "minmax/max-add-factor",
         "minmax/max-mul-factor",
         "minmax/max-plus-lt",
         "minmax/max-plus-lt-split",
-        "minmax/max-shifted-plus-lt",
         "minmax/min-as-where",
         "minmax/min-const-as-where",
         "minmax/min-plus-lt",
-        "minmax/min-shifted-first-plus-lt",
-        "minmax/min-shifted-plus-lt",
+        "offsets/add-const",
+        "offsets/add-const-pair",
+        "offsets/lt-plus-false",
+        "offsets/lt-plus-true",
+        "offsets/mul",
+        "offsets/plus-lt-false",
+        "offsets/plus-lt-true",
     ]
 
 
@@ -423,7 +424,8 @@ MORE_INSTANCES = [
     b.ne(b),
 ]
 T, F = c(True), c(False)
-# instances of the families beyond the chapter (boolean, minmax, linear, divisibility, digits, intervals)
+# instances of the families beyond the chapter (boolean, minmax, linear, divisibility, digits, offsets,
+# intervals)
 BEYOND_CHAPTER_INSTANCES = [
     # boolean
     b.ne(True).where(x, x2),
@@ -536,7 +538,15 @@ BEYOND_CHAPTER_INSTANCES = [
     r.maximum(r4) + 2 < x3,
     x.maximum(x2) // 4,
     (x // 4).ne(2),
-    # x against a MAX or MIN of x + m, plus k; MIN of a term and a constant
+    # offsets: x against a MAX or MIN of x + m, plus k; floor divisions; multiples; MIN of a constant
+    x < x2.maximum(x + 1),
+    r < r4.maximum(r + 1),
+    x2.maximum(x + 8) < x + 3,
+    r4.maximum(r + 8) < r + 3,
+    (x + 5) // 4 < x // 4,
+    (r + 5) // 4 < r // 4,
+    x * 2 < x2.maximum(x + 4) * 2 + -4,
+    r * 2 < r4.maximum(r + 4) * 2 + -4,
     x < x2.maximum(x + 8) + -4,
     r < r4.maximum(r + 8) + -4,
     x2.maximum(x + 8) + -4 < x,

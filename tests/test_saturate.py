@@ -159,7 +159,7 @@ def test_unknown_family() -> None:
     assert str(info.value) == (
         "rule set 'mine' has unknown families ['magic'] (known: identities, fold, reassociation, "
         "distribution, divmod, recombination, comparisons, intervals, comm_assoc, boolean, minmax, linear, "
-        "divisibility, digits, synth_small, evaluate)"
+        "divisibility, digits, offsets, synth_small, evaluate)"
     )
     with pytest.raises(SaturationError, match=r"^time_limit must be positive, got nan$"):
         saturate(UOp.param(0), time_limit=float("nan"))

@@ -109,6 +109,30 @@ def test_interval_facts_are_claims_to_prove():
     assert r.status == "refuted" and r.counterexample["e"] == 0
 
 
+def test_offset_facts_are_claims_to_prove_and_hypotheses_to_use():
+    # AtLeast b c m claims b >= c + m: floor division keeps floor(m / d) of the offset, not one more
+    wrong = _one(
+        '(rule ((AtLeast p q m) (= e1 (Div "i32" p (Int d))) (= e2 (Div "i32" q (Int d))) (> d 0) (>= m 0)'
+        ' (= n (+ (/ m d) 1))) ((AtLeast e1 e2 n)) :ruleset offsets :name "div-one-more")'
+    )
+    r = verify_egg_rule(wrong)
+    assert r.status == "refuted" and r.counterexample["d"] > 0
+    # a fact with offset 0 does not make c < b true
+    hasty = _one(
+        '(rule ((= e (Lt "bool" c b)) (AtLeast b c m) (>= m 0)) ((union e (Bool true)))'
+        ' :ruleset offsets :name "h")'
+    )
+    r = verify_egg_rule(hasty)
+    assert r.status == "refuted" and r.counterexample["m"] >= 0
+    right = _one(
+        '(rule ((= e (Lt "bool" c b)) (AtLeast b c m) (>= m 1)) ((union e (Bool true)))'
+        ' :ruleset offsets :name "r")'
+    )
+    assert verify_egg_rule(right).status == "proved"
+    odd = verify_egg_rule(_one('(rule ((AtLeast 3 c m)) ((union c c)) :ruleset offsets :name "bad-atom")'))
+    assert (odd.status, odd.reason) == ("not_attempted", "relation atom (AtLeast 3 c m)")
+
+
 def test_options_flags_and_unsupported_text():
     rule = _one('(rewrite (Mul t x (Int 1)) x :subsume :ruleset identities :name "identities/mul-one")')
     assert (rule.name, rule.ruleset, verify_egg_rule(rule).status) == (

@@ -25,8 +25,13 @@ TYPES = ("i32", "bool", "f32")
 _BINARY = {"Add": Ops.ADD, "Mul": Ops.MUL, "Max": Ops.MAX, "Div": Ops.FLOORDIV, "Mod": Ops.FLOORMOD}
 _COMPARE = {"Lt": Ops.CMPLT, "Ne": Ops.CMPNE}
 _OPAQUE = {"Param", "Index", "Call", "Reduce", "Stack", "Reshape", "Expand", "Permute", "Shrink"}
-# relations a family declares over (i32 term, i64): what a fact claims (None: a question, no claim)
-_RELATIONS = {"Mult": lambda v, c: z3.And(c > 0, v % c == 0), "AskMult": None}
+# relations a family declares over i32 terms and a last i64: what a fact claims (None: a question,
+# no claim). Mult x c: x is a multiple of c; AtLeast b c m: b >= c + m.
+_RELATIONS = {
+    "Mult": lambda v, c: z3.And(c > 0, v % c == 0),
+    "AskMult": None,
+    "AtLeast": lambda b, c, m: b >= c + m,
+}
 
 
 class IllTyped(Exception):
@@ -307,23 +312,28 @@ class Encoder:
             self._expect(typ, self.terms[var][2])
 
     def relation(self, atom: list) -> Any:
-        """A relation atom (Rel x c) over an i32 term variable and a primitive: what it claims."""
+        """A relation atom (Rel x... c) over i32 term variables and a primitive: what it claims
+        where the terms are defined."""
         head, args = atom[0], atom[1:]
-        if len(args) != 2 or not isinstance(args[0], str) or isinstance(args[0], Str):
+        *variables, k = args
+        if not variables or any(not isinstance(a, str) or isinstance(a, Str) for a in variables):
             raise NotEncodable(f"relation atom {show(atom)}")
-        var, k = args
-        if var not in self.terms:
-            self.new_term(var, "i32")
-        v, d, typ = self.terms[var]
-        if typ != "i32":
-            raise IllTyped
+        values, defined = [], []
+        for var in variables:
+            if var not in self.terms:
+                self.new_term(var, "i32")
+            v, d, typ = self.terms[var]
+            if typ != "i32":
+                raise IllTyped
+            values.append(v)
+            defined.append(as_bool(d))
         if isinstance(k, str) and not isinstance(k, Str) and k not in self.prims:
             kv, conds = self.prim_const(k, lhs=True, int_range=True)  # pinned like an (Int k) of the query
         else:
             kv, conds = self.prim(k)
         self.hyps += conds
         claim = _RELATIONS[head]
-        return True if claim is None else z3.Implies(as_bool(d), claim(v, kv))
+        return True if claim is None else z3.Implies(z3.And(*defined), claim(*values, kv))
 
     # -- query and actions
     def query(self, atom: Any) -> None:
