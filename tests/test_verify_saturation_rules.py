@@ -131,6 +131,8 @@ def test_offset_facts_are_claims_to_prove_and_hypotheses_to_use():
     assert verify_egg_rule(right).status == "proved"
     odd = verify_egg_rule(_one('(rule ((AtLeast 3 c m)) ((union c c)) :ruleset offsets :name "bad-atom")'))
     assert (odd.status, odd.reason) == ("not_attempted", "relation atom (AtLeast 3 c m)")
+    short = verify_egg_rule(_one('(rule ((AtLeast c m)) ((union c c)) :ruleset offsets :name "two-args")'))
+    assert (short.status, short.reason) == ("not_attempted", "relation atom (AtLeast c m)")
 
 
 def test_options_flags_and_unsupported_text():

@@ -129,7 +129,7 @@ class Comparison:
         pulses = f" ({self.pulses} pulses, the last:)" if self.pulses > 1 else ""
         lines.append(
             f"  saturation{pulses}: {rep.stop_reason.value} after {rep.iterations} iterations, "
-            f"{self.report.enodes[-1] if self.report.enodes else 0} e-nodes; greedy result "
+            f"{rep.enodes[-1] if rep.enodes else 0} e-nodes; greedy result "
             f"{'is' if self.greedy_in_egraph else 'is not'} in the root's e-class"
         )
         lines.append("  times: " + ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in self.times.items()))

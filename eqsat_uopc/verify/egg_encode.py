@@ -25,12 +25,12 @@ TYPES = ("i32", "bool", "f32")
 _BINARY = {"Add": Ops.ADD, "Mul": Ops.MUL, "Max": Ops.MAX, "Div": Ops.FLOORDIV, "Mod": Ops.FLOORMOD}
 _COMPARE = {"Lt": Ops.CMPLT, "Ne": Ops.CMPNE}
 _OPAQUE = {"Param", "Index", "Call", "Reduce", "Stack", "Reshape", "Expand", "Permute", "Shrink"}
-# relations a family declares over i32 terms and a last i64: what a fact claims (None: a question,
-# no claim). Mult x c: x is a multiple of c; AtLeast b c m: b >= c + m.
+# relations a family declares over i32 terms and a last i64: (how many terms, what a fact claims;
+# None: a question, no claim). Mult x c: x is a multiple of c; AtLeast b c m: b >= c + m.
 _RELATIONS = {
-    "Mult": lambda v, c: z3.And(c > 0, v % c == 0),
-    "AskMult": None,
-    "AtLeast": lambda b, c, m: b >= c + m,
+    "Mult": (1, lambda v, c: z3.And(c > 0, v % c == 0)),
+    "AskMult": (1, None),
+    "AtLeast": (2, lambda b, c, m: b >= c + m),
 }
 
 
@@ -315,9 +315,10 @@ class Encoder:
         """A relation atom (Rel x... c) over i32 term variables and a primitive: what it claims
         where the terms are defined."""
         head, args = atom[0], atom[1:]
-        *variables, k = args
-        if not variables or any(not isinstance(a, str) or isinstance(a, Str) for a in variables):
+        terms, claim = _RELATIONS[head]
+        if len(args) != terms + 1 or any(not isinstance(a, str) or isinstance(a, Str) for a in args[:-1]):
             raise NotEncodable(f"relation atom {show(atom)}")
+        *variables, k = args
         values, defined = [], []
         for var in variables:
             if var not in self.terms:
@@ -332,7 +333,6 @@ class Encoder:
         else:
             kv, conds = self.prim(k)
         self.hyps += conds
-        claim = _RELATIONS[head]
         return True if claim is None else z3.Implies(z3.And(*defined), claim(*values, kv))
 
     # -- query and actions
