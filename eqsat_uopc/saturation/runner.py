@@ -113,7 +113,6 @@ class Saturation:
         t = time.perf_counter()
         c = self.config
         self._scheduler = BackoffScheduler.of(self._engine.units, c.match_limit, c.ban_length)
-        self._bans_lifted = False
         self._lowerer = Lowerer(self._eg)
         self._root = self._lowerer.lower(self.program)
         if self.seed is not None:
@@ -172,7 +171,7 @@ class Saturation:
             rep.enodes.append(size[0])
             rep.eclasses.append(size[1])
             rep.iteration_times.append(time.perf_counter() - t_iteration)
-            if size == before and not changed and not self._bans_lifted:
+            if size == before and not changed and not self._scheduler.any_banned:
                 rep.stop_reason = StopReason.SATURATED
                 return
             if self.config.stop_at_constant and self._root_is_constant():
@@ -215,9 +214,6 @@ class Saturation:
                 for name, k in self._fold.matches.items():
                     rep.matches[name] = rep.matches.get(name, 0) + k
             self._fold.matches.clear()
-        # nothing changed: the banned rules are all that is left to run (part of the iteration, so
-        # that a replay repeats it)
-        self._bans_lifted = not changed and sched.lift_bans()
         return changed
 
     def _replay(self, iterations: int) -> None:

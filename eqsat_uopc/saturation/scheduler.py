@@ -4,10 +4,8 @@ Each rule (or both directions of a birewrite) is an egglog ruleset of its own, a
 iteration runs the units that are not banned, in one egglog iteration of a combined ruleset. A unit
 whose matches in an iteration exceed `match_limit << times_banned` is banned for
 `ban_length << times_banned` iterations, so a rule that explodes (associativity) runs less and less
-often while the others keep going. An iteration that changes nothing lets every banned unit back
-in (egg does the same): waiting out the bans would only idle the run up to its iteration limit.
-egglog's seminaive evaluation remembers where each rule stopped, so a unit let back in sees every
-fact added while it was banned.
+often while the others keep going. egglog's seminaive evaluation remembers where each rule stopped,
+so a unit let back in sees every fact added while it was banned.
 
 This is the runner's own scheduler rather than egglog's `back-off` (egglog-experimental's
 `run-with`), which on a 16-leaf ADD chain under associativity left rows whose children are not
@@ -69,15 +67,6 @@ class BackoffScheduler:
                 u.banned_until = self.iteration + 1 + (self.ban_length << u.times_banned)
                 u.times_banned += 1
         self.iteration += 1
-
-    def lift_bans(self) -> bool:
-        """After an iteration that changed nothing: let every banned unit back in at once (egg's
-        BackoffScheduler does the same), since waiting out the bans only spends idle iterations.
-        Returns whether any unit was banned."""
-        banned = self.any_banned
-        for u in self.units:
-            u.banned_until = min(u.banned_until, self.iteration)
-        return banned
 
     @property
     def any_banned(self) -> bool:
