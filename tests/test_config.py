@@ -123,3 +123,5 @@ def test_optimize_pulses_from_its_own_result_while_the_budget_stops_it():
     assert third.program is UOp.const(False) and len(third.info["pulses"]) == 3
     with pytest.raises(SaturationError, match=r"^optimize: config must be a SaturationConfig, got str$"):
         optimize(p, None, "default")
+    with pytest.raises(SaturationError, match=r"^compare: config must be a SaturationConfig, got str$"):
+        compare(p, "default")

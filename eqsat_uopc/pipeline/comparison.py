@@ -28,7 +28,7 @@ from eqsat_uopc.greedy import simplify
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.pipeline.optimization import optimize
-from eqsat_uopc.saturation import DEFAULT_CONFIG, SaturationConfig, SaturationReport
+from eqsat_uopc.saturation import SaturationConfig, SaturationReport, resolve_config
 from eqsat_uopc.verify import Verdict, check_equivalent
 
 __all__ = ["Comparison", "compare", "compare_job", "constant_value", "rank", "summarize", "tinygrad_fields"]
@@ -164,7 +164,7 @@ def compare(
     config and keyword settings are optimize's (SaturationConfig); verify, samples, seed, backends
     and prove configure the equivalence checks of both results against the input.
     """
-    config = (config or DEFAULT_CONFIG).replace(**settings)
+    config = resolve_config("compare", config, settings)
     cost_model_name = COST_ALIASES.get(config.cost, config.cost) if isinstance(config.cost, str) else None
     if cost_model_name not in COST_MODELS:
         known = ", ".join(COST_MODELS)

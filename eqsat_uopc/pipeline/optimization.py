@@ -22,8 +22,7 @@ from typing import Any
 from eqsat_uopc.extract import Extraction, cost_of
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.saturation import DEFAULT_CONFIG, SaturationConfig, StopReason, saturate
-from eqsat_uopc.saturation.errors import SaturationError
+from eqsat_uopc.saturation import SaturationConfig, StopReason, resolve_config, saturate
 
 _PULSE_AGAIN = (StopReason.NODE_BUDGET, StopReason.ITER_LIMIT)
 
@@ -43,11 +42,9 @@ def optimize(
     `.info["pulses"]` holds every pulse's Extraction (its program, report and saturation), first to
     last.
     """
-    if config is not None and not isinstance(config, SaturationConfig):
-        raise SaturationError(f"optimize: config must be a SaturationConfig, got {type(config).__name__}")
     if cost is not None:
         settings["cost"] = cost
-    config = (config or DEFAULT_CONFIG).replace(**settings)
+    config = resolve_config("optimize", config, settings)
     pulses: list[Extraction] = []
     start = program
     while True:

@@ -21,7 +21,7 @@ Import from this package with `from eqsat_uopc.saturation import ...`: once the 
 re-exports the function `saturate`, the attribute eqsat_uopc.saturation is that function.
 """
 
-from eqsat_uopc.saturation.config import DEFAULT_CONFIG, FIELD_HELP, SaturationConfig
+from eqsat_uopc.saturation.config import DEFAULT_CONFIG, FIELD_HELP, SaturationConfig, resolve_config
 from eqsat_uopc.saturation.engine import clear_pool, engine_stats
 from eqsat_uopc.saturation.errors import DrawError, SaturationError
 from eqsat_uopc.saturation.picture import draw, to_dot, to_visualizer_json
@@ -42,6 +42,7 @@ __all__ = [
     "clear_pool",
     "draw",
     "engine_stats",
+    "resolve_config",
     "saturate",
     "to_dot",
     "to_visualizer_json",

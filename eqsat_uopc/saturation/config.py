@@ -22,7 +22,7 @@ from typing import Any
 from eqsat_uopc.rules import INT_SEMANTICS, RuleSet, resolve_rule_set
 from eqsat_uopc.saturation.errors import SaturationError
 
-__all__ = ["DEFAULT_CONFIG", "FIELD_HELP", "SaturationConfig"]
+__all__ = ["DEFAULT_CONFIG", "FIELD_HELP", "SaturationConfig", "resolve_config"]
 
 FIELD_HELP: dict[str, str] = {
     "rules": "saturation rule set (a name in eqsat_uopc.rules.RULE_SETS, or a RuleSet)",
@@ -119,3 +119,11 @@ def _check_positive(name: str, value: Any, integer: bool) -> None:
 
 
 DEFAULT_CONFIG = SaturationConfig()
+
+
+def resolve_config(caller: str, config: Any, settings: dict[str, Any]) -> SaturationConfig:
+    """The config an entry point runs: `config` (DEFAULT_CONFIG if None) with the keyword settings
+    replaced. Anything but a SaturationConfig is refused, naming the entry point."""
+    if config is not None and not isinstance(config, SaturationConfig):
+        raise SaturationError(f"{caller}: config must be a SaturationConfig, got {type(config).__name__}")
+    return (config or DEFAULT_CONFIG).replace(**settings)

@@ -27,7 +27,7 @@ from eqsat_uopc.greedy.symbolic import simplify_under
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.rules import SYMBOLIC_FAMILIES
-from eqsat_uopc.saturation.config import DEFAULT_CONFIG, SaturationConfig
+from eqsat_uopc.saturation.config import SaturationConfig, resolve_config
 from eqsat_uopc.saturation.engine import lease
 from eqsat_uopc.saturation.errors import SaturationError
 from eqsat_uopc.saturation.fold import FoldStep, needs_python_step
@@ -53,9 +53,7 @@ def saturate(program: UOp, config: SaturationConfig | None = None, /, **settings
     """
     if not isinstance(program, UOp):
         raise SaturationError(f"saturate needs a UOp program, got {type(program).__name__}")
-    if config is not None and not isinstance(config, SaturationConfig):
-        raise SaturationError(f"saturate: config must be a SaturationConfig, got {type(config).__name__}")
-    config = (config or DEFAULT_CONFIG).replace(**settings)
+    config = resolve_config("saturate", config, settings)
     size = program.size
     if config.node_budget < size:
         raise SaturationError(
