@@ -302,8 +302,11 @@ def test_declarations() -> None:
         "offsets/lt-plus-false",
         "offsets/lt-plus-true",
         "offsets/mul",
+        "offsets/mul-max",
+        "offsets/mul-negative",
         "offsets/plus-lt-false",
         "offsets/plus-lt-true",
+        "offsets/to-shift",
     ]
 
 
@@ -561,6 +564,26 @@ BEYOND_CHAPTER_INSTANCES = [
     r < (r + -8 < r4).where(r + -8, r4) + 4,
     (x * -1).maximum(c(-62)) * -1,
     (r * -1).maximum(c(-62)) * -1,
+    # offsets: MAX/MIN monotone in their operands, shifted facts, products, the winner of a MAX/MIN
+    (x + 1).maximum(x2 + 1) < x.maximum(x2),
+    (r + 1).maximum(r4 + 1) < r.maximum(r4),
+    (r + 1 < r4 + 1).where(r + 1, r4 + 1) < (r < r4).where(r, r4),
+    (r + 1).maximum(c(3)) < r.maximum(c(5)),
+    (r + 1 < 3).where(r + 1, c(3)) < (r < 5).where(r, c(5)),
+    x.maximum(c(3)) < x.maximum(c(5)),
+    (x < 3).where(x, c(3)) < (x < 5).where(x, c(5)),
+    x.maximum(x2) < x + 3,
+    r.maximum(r4) < r + 3,
+    x.maximum(x2) * 3 + x3,
+    r.maximum(r4) * 3 + x3,
+    x.maximum(x2) * -2 < x * -2,
+    r.maximum(r4) * -2 < r * -2,
+    (x + 1).maximum(x) + x3,
+    (x < x + 1).where(x, x + 1) + x3,
+    # minmax: absorption
+    x.maximum((x < x2).where(x, x2)),
+    x.maximum((x2 < x).where(x2, x)),
+    (x < x.maximum(x2)).where(x, x.maximum(x2)),
     # intervals of a difference of floor divisions
     (x + 7) // 2 + (x // 2) * -1,
     (r + 7) // 2 + (r // 2) * -1,

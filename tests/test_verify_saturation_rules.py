@@ -135,6 +135,18 @@ def test_offset_facts_are_claims_to_prove_and_hypotheses_to_use():
     assert (short.status, short.reason) == ("not_attempted", "relation atom (AtLeast c m)")
 
 
+def test_a_fact_about_a_term_the_action_builds_is_a_claim():
+    # (let t term) names a new term; a fact about it is proved or refuted like any other
+    builds = (
+        '(rule ((= e (Mul "i32" (Max "i32" a b) (Int k))) (> k 0) (<= k 4096))'
+        ' ((let ak (Mul "i32" a (Int k)))'
+    )
+    right = _one(builds + ' (AtLeast e ak 0)) :ruleset offsets_noovf :name "mul-max")')
+    assert verify_egg_rule(right).status == "proved"
+    wrong = verify_egg_rule(_one(builds + ' (AtLeast e ak 1)) :ruleset offsets_noovf :name "mul-max-1")'))
+    assert wrong.status == "refuted" and wrong.counterexample["k"] > 0
+
+
 def test_options_flags_and_unsupported_text():
     rule = _one('(rewrite (Mul t x (Int 1)) x :subsume :ruleset identities :name "identities/mul-one")')
     assert (rule.name, rule.ruleset, verify_egg_rule(rule).status) == (

@@ -381,6 +381,9 @@ class Encoder:
             ve, de, te = self.term(args[0], None, lhs=False)
             vr, dr, _ = self.term(args[1], te, lhs=False)
             return z3.Implies(as_bool(de), z3.And(as_bool(dr), ve == vr))
+        if head == "let" and len(args) == 2 and isinstance(args[0], str) and not isinstance(args[0], Str):
+            self.terms[args[0]] = self.term(args[1], None, lhs=False)  # names a new term: no claim
+            return z3.BoolVal(True)
         if head == "subsume":  # hides a term from matching and extraction: no claim about values
             return z3.BoolVal(True)
         if head in _RELATIONS:
