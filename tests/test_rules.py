@@ -269,6 +269,7 @@ def test_declarations() -> None:
         "divisibility/mul",
         "divisibility/mul-const",
         "divisibility/mul-quotient",
+        "divisibility/ne-div-mul-indivisible",
         "divmod/div-sum-const",
         "divmod/div-sum-offset",
         "divmod/div-sum-term",
@@ -580,6 +581,10 @@ BEYOND_CHAPTER_INSTANCES = [
     r.maximum(r4) * -2 < r * -2,
     (x + 1).maximum(x) + x3,
     (x < x + 1).where(x, x + 1) + x3,
+    # divisibility: x is not a multiple of c when x = y + k and y's multiples do not reach k
+    (((x * 4 + 2) // 4) * 4).ne(x * 4 + 2),
+    (((r * 4 + 2) // 4) * 4).ne(r * 4 + 2),
+    (((x * 2 + 1) // 4) * 4).ne(x * 2 + 1),
     # minmax: absorption
     x.maximum((x < x2).where(x, x2)),
     x.maximum((x2 < x).where(x2, x)),
