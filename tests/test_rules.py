@@ -585,6 +585,9 @@ BEYOND_CHAPTER_INSTANCES = [
     (((x * 4 + 2) // 4) * 4).ne(x * 4 + 2),
     (((r * 4 + 2) // 4) * 4).ne(r * 4 + 2),
     (((x * 2 + 1) // 4) * 4).ne(x * 2 + 1),
+    # offsets: floor divisions of two shifts of a multiple of 4, of a MIN below a multiple of 8
+    (x * 8 + 507) // 500 < ((x * 8 + 4) // 500).maximum(c(0)) + 2,
+    b.where(c(16), c(24)) // 8 + (b.where(c(16), c(24)) < x2).where(b.where(c(16), c(24)), x2) // 8,
     # minmax: absorption
     x.maximum((x < x2).where(x, x2)),
     x.maximum((x2 < x).where(x2, x)),

@@ -135,6 +135,16 @@ def test_offset_facts_are_claims_to_prove_and_hypotheses_to_use():
     assert (short.status, short.reason) == ("not_attempted", "relation atom (AtLeast c m)")
 
 
+def test_bitwise_and_of_i64_primitives_is_encoded():
+    # k % 4 (floor) is k & 3 in two's complement, k & 7 is not: z3 finds a k with bit 2 set
+    low = '(rule ((= e (Mod "i32" (Int k) (Int 4))) (= g (& k 7))) ((union e (Int g))) :ruleset r :name "m")'
+    wrong = verify_egg_rule(_one(low))
+    assert wrong.status == "refuted" and wrong.counterexample["k"] % 8 >= 4
+    # a question built from d & -d claims nothing: proved
+    [ask] = [r for r in verify_saturation_rules(["offsets"]) if r.rule == "offsets/ask-div-residue"]
+    assert ask.status == "proved"
+
+
 def test_a_fact_about_a_term_the_action_builds_is_a_claim():
     # (let t term) names a new term; a fact about it is proved or refuted like any other
     builds = (

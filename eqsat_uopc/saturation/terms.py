@@ -116,6 +116,9 @@ def _schema() -> str:
         lines.append(f"(constructor {k.ctor} (String{_SIG[k.fields]}) Op)")
     # interval analysis of i32 scalars: every e-class's value lies in [lo, hi]; facts only tighten
     lines += ["(function lo (Op) i64 :merge (max old new))", "(function hi (Op) i64 :merge (min old new))"]
+    # relational analyses the rule families share (so that a rule may use two of them): Mult x c, x is
+    # a multiple of c; AskMult x c, the question; AtLeast b c m, b >= c + m
+    lines += ["(relation Mult (Op i64))", "(relation AskMult (Op i64))", "(relation AtLeast (Op Op i64))"]
     # bookkeeping, run after every iteration: Cls holds one row per e-class that has a UOp e-node
     # (rows merge when classes do), so its size (print-size) is the number of e-classes; `ty` is
     # each e-class's type string, for rules that need an operand's type (CAST to its own dtype)

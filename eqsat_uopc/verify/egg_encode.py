@@ -276,6 +276,9 @@ class Encoder:
         if head == "&" and len(vals) == 2 and 2**32 - 1 in args:
             other = vals[1] if args[0] == 2**32 - 1 else vals[0]
             return other % 2**32, conds  # the low 32 bits, as a non-negative i64
+        if head == "&" and len(vals) == 2:  # i64 bitwise and, through 64-bit vectors
+            a, b = (z3.Int2BV(v, 64) for v in vals)
+            return z3.BV2Int(a & b, is_signed=True), conds
         if head in ("min", "max") and len(vals) == 2:
             a, b = vals
             return (z3.If(a < b, a, b) if head == "min" else z3.If(a > b, a, b)), conds
