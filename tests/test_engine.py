@@ -96,6 +96,12 @@ def test_a_run_stops_when_the_root_holds_a_constant_unless_told_not_to():
     assert early.report.stop_reason == "constant" and full.report.stop_reason != "constant"
     assert early.report.iterations < full.report.iterations
     assert early.extract().program is full.extract().program is UOp.const(True)
+    # the greedy seed already decides it: the run stops before its first iteration
+    decided = (x + 1) * 0 < x * 0 + 1
+    seeded = saturate(decided, int_semantics="no_overflow")
+    assert (seeded.report.stop_reason, seeded.report.iterations, seeded.report.matches) == ("constant", 0, {})
+    assert seeded.seed is UOp.const(True) and seeded.extract().program is UOp.const(True)
+    assert saturate(p, int_semantics="no_overflow").report.iterations >= 1  # greedy leaves p undecided
 
 
 def test_an_engine_is_retired_after_its_quota_of_programs(monkeypatch):

@@ -2,14 +2,15 @@
 
 One iteration is one egglog step of the rule set under a persistent back-off scheduler
 (scheduler.py: a rule that matches too much is banned for a while, with doubling thresholds, as
-egg's BackoffScheduler), then the Python folding step (fold.py). Before each iteration the runner
-`push`es the egglog e-graph (and checkpoints its own tables); after it, it
-reads the size. An iteration that leaves more e-nodes than the budget is undone (`pop`) and the
-run stops with "node_budget": the e-graph extraction sees never has more than `node_budget`
-e-nodes. The run also stops when an iteration changes nothing and no rule is banned ("saturated"),
-after `iter_limit` iterations, or when `time_limit` seconds have passed (checked between
-iterations: egglog cannot be interrupted). egglog runs on one thread; with the e-graph read back
-in egglog's Value order, results are deterministic.
+egg's BackoffScheduler), then the Python folding step (fold.py); after it the runner reads the
+e-graph's size. An iteration that leaves more e-nodes than the budget is undone (the kept
+iterations are replayed on a clean e-graph: egglog is deterministic) and the run stops with
+"node_budget": the e-graph extraction sees never has more than `node_budget` e-nodes. The run also
+stops when an iteration changes nothing and no rule is banned ("saturated"), after `iter_limit`
+iterations, when the root's e-class holds a constant (checked before the first iteration too: the
+greedy seed often is one), or when `time_limit` seconds have passed (checked between iterations:
+egglog cannot be interrupted). egglog runs on one thread; with the e-graph read back in egglog's
+Value order, results are deterministic.
 """
 
 from __future__ import annotations
@@ -149,6 +150,9 @@ class Saturation:
 
     def _run(self, start: float) -> None:
         rep = self.report
+        if self.config.stop_at_constant and self._root_is_constant():  # the program or greedy seed is one
+            rep.stop_reason = StopReason.CONSTANT
+            return
         while True:
             if rep.iterations >= rep.iter_limit:
                 rep.stop_reason = StopReason.ITER_LIMIT

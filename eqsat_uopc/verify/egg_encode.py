@@ -25,8 +25,9 @@ TYPES = ("i32", "bool", "f32")
 _BINARY = {"Add": Ops.ADD, "Mul": Ops.MUL, "Max": Ops.MAX, "Div": Ops.FLOORDIV, "Mod": Ops.FLOORMOD}
 _COMPARE = {"Lt": Ops.CMPLT, "Ne": Ops.CMPNE}
 _OPAQUE = {"Param", "Index", "Call", "Reduce", "Stack", "Reshape", "Expand", "Permute", "Shrink"}
-# relations a family declares over i32 terms and a last i64: (how many terms, what a fact claims;
-# None: a question, no claim). Mult x c: x is a multiple of c; AtLeast b c m: b >= c + m.
+# the analyses' relations (declared in the schema, saturation/terms.py) over i32 terms and a last
+# i64: (how many terms, what a fact claims; None: a question, no claim). Mult x c: x is a multiple
+# of c; AtLeast b c m: b >= c + m.
 _RELATIONS = {
     "Mult": (1, lambda v, c: z3.And(c > 0, v % c == 0)),
     "AskMult": (1, None),
