@@ -17,6 +17,8 @@ Sections (every time measured in this process, this run):
    lowering, egglog, read-back and extraction, each in microseconds per e-node.
 5. Warm against cold: the extracted programs and reports of a corpus sample on fresh engines and on
    one reused engine; any difference is printed (there should be none).
+6. The floor of a warm run: egglog's push and pop of an empty program on a warm engine, per rule
+   set (its cost grows with the rules the engine holds), next to a whole warm `saturate(x + 1)`.
 """
 
 from __future__ import annotations
@@ -30,10 +32,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from eqsat_uopc.rules import rule_set  # noqa: E402
+
 from eqsat_uopc import UOp, optimize, saturate  # noqa: E402
 from eqsat_uopc.corpus import caviar_dev, index_expressions  # noqa: E402
 from eqsat_uopc.greedy import graph_rewrite, symbolic  # noqa: E402
-from eqsat_uopc.saturation.engine import clear_pool  # noqa: E402
+from eqsat_uopc.saturation.engine import clear_pool, lease  # noqa: E402
 
 CAVIAR_RECORDED_MEAN = 0.78  # seconds per expression, Caviar's own runs (the corpus records them)
 
@@ -121,6 +125,26 @@ def warm_equals_cold(programs: list[UOp]) -> None:
     print(f"5. warm vs cold on {len(programs)} programs: {len(diff)} differ {diff[:10]}")
 
 
+def push_pop(repeats: int) -> None:
+    print("6. push + pop of an empty program on a warm engine (median), and a warm saturate(x + 1):")
+    for name in ("symbolic", "default"):
+        lease(rule_set(name), "no_overflow").release()  # the engine made off the clock
+        times = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            lease(rule_set(name), "no_overflow").release()  # push, then pop
+            times.append(time.perf_counter() - t)
+        warm = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            saturate(UOp.param(0) + 1, rules=name, int_semantics="no_overflow").close()
+            warm.append(time.perf_counter() - t)
+        print(
+            f"   {name:9s} {len(rule_set(name).rules('no_overflow')):4d} rules: push + pop"
+            f" {ms(statistics.median(times))}, warm saturate {ms(statistics.median(warm))}"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -149,6 +173,7 @@ def main() -> None:
     scaling(sizes)
     sample = [e.program for e in entries[:: max(1, len(entries) // 30)]] + index[:20]
     warm_equals_cold(sample)
+    push_pop(5 if quick else 20)
 
 
 if __name__ == "__main__":
