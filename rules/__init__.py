@@ -254,26 +254,52 @@ def register_family(family: Family) -> Family:
 
 
 def egglog_program(rs: RuleSet, int_semantics: str) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """The egglog text declaring rs's rules, each in a ruleset of its own, and the units to run.
+    """The egglog text declaring the rules of rs that int_semantics runs, each in a ruleset of its
+    own, and the units to run.
 
     A unit is (egglog ruleset, rule name): one rule, or the two directions of a birewrite. The
-    runner's back-off scheduler bans and runs units one by one. Only the rules int_semantics selects
-    are units; the others are declared but never run.
+    runner's back-off scheduler bans and runs units one by one. A rule int_semantics does not run
+    (a guarded twin under no_overflow, an unguarded one under wrap) is left out of the text: an
+    engine is made per (rule set, int_semantics), and every rule it holds costs time in each
+    program's egglog push and pop.
     """
     texts, units = [], []
     counter = [0]
 
     def one_ruleset(m: re.Match) -> str:
-        ruleset, name = m.group(1), m.group(2)
         unit = f"u{counter[0]}"
         counter[0] += 1
         texts.append(f"(ruleset {unit})")
-        if runs_under(ruleset, int_semantics):
-            units.append((unit, name))
-        return f':ruleset {unit} :name "{name}"'
+        units.append((unit, m.group(2)))
+        return f':ruleset {unit} :name "{m.group(2)}"'
 
     for f in rs.families:
-        egg = FAMILIES[f].egg
-        if egg:
-            texts.append(_RULE_RE.sub(one_ruleset, egg))
+        for form in _top_level_forms(FAMILIES[f].egg):
+            m = _RULE_RE.search(form)
+            if m is None or runs_under(m.group(1), int_semantics):
+                texts.append(_RULE_RE.sub(one_ruleset, form))
     return "\n".join(texts), tuple(units)
+
+
+def _top_level_forms(text: str) -> list[str]:
+    """The top-level S-expressions of an egglog text, comments dropped (a `;` comment may hold
+    unbalanced parentheses, a string may hold a `;`)."""
+    forms, depth, start, k, n = [], 0, 0, 0, len(text)
+    while k < n:
+        ch = text[k]
+        if ch == ";":
+            k = text.find("\n", k)
+            k = n if k < 0 else k
+            continue
+        if ch == '"':
+            k = text.index('"', k + 1)
+        elif ch == "(":
+            if depth == 0:
+                start = k
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                forms.append(text[start : k + 1])
+        k += 1
+    return forms
