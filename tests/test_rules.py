@@ -592,8 +592,11 @@ BEYOND_CHAPTER_INSTANCES = [
     (x < x + 1).where(x, x + 1) + x3,
     # divisibility: x is not a multiple of c when x = y + k and y's multiples do not reach k
     (((x * 4 + 2) // 4) * 4).ne(x * 4 + 2),
-    (((r * 4 + 2) // 4) * 4).ne(r * 4 + 2),
+    (((r * 4 + 2) // 4) * 4).ne(r * 4 + 2).where(x, x2),  # not a constant root: the run goes on
     (((x * 2 + 1) // 4) * 4).ne(x * 2 + 1),
+    # divisibility: multiples of a power of two survive wraparound in sums and products
+    (((x * 4 + x2 * 8) * 3) // 4) * 4,
+    (((x * 2) * 2) // 4) * 4,
     # offsets: floor divisions of two shifts of a multiple of 4, of a MIN below a multiple of 8
     (x * 8 + 507) // 500 < ((x * 8 + 4) // 500).maximum(c(0)) + 2,
     b.where(c(16), c(24)) // 8 + (b.where(c(16), c(24)) < x2).where(b.where(c(16), c(24)), x2) // 8,

@@ -135,6 +135,19 @@ def test_offset_facts_are_claims_to_prove_and_hypotheses_to_use():
     assert (short.status, short.reason) == ("not_attempted", "relation atom (AtLeast c m)")
 
 
+def test_a_sum_keeps_multiples_under_wraparound_only_for_powers_of_two():
+    add = (
+        '(rule ((AskMult x c){pow2} (= x (Add "i32" a b)) (Mult a c) (Mult b c)) ((Mult x c))'
+        ' :ruleset divisibility :name "a")'
+    )
+    any_c = verify_egg_rule(_one(add.format(pow2="")))
+    assert any_c.status == "refuted"  # a + b wraps past a multiple of 12, say
+    a, b, c, x = (any_c.counterexample[k] for k in "abcx")
+    assert a % c == b % c == 0 and x == (a + b + 2**31) % 2**32 - 2**31 and x % c != 0
+    # with c a power of two: not refuted (random tests pass; z3 gives up on % with a symbolic c)
+    assert verify_egg_rule(_one(add.format(pow2=" (= 0 (& c (- c 1)))"))).status == "tested"
+
+
 def test_bitwise_and_of_i64_primitives_is_encoded():
     # k % 4 (floor) is k & 3 in two's complement, k & 7 is not: z3 finds a k with bit 2 set
     low = '(rule ((= e (Mod "i32" (Int k) (Int 4))) (= g (& k 7))) ((union e (Int g))) :ruleset r :name "m")'
