@@ -652,3 +652,13 @@ def test_every_rule_fires_soundly(sem: str) -> None:
                 assert check_sound(s.egraph, params, ranges, int_semantics=sem) == [], (p, params, ranges)
     expected = {r.name for r in rule_set("default").rules(sem)}
     assert sorted(expected - fired) == [], " ".join(sorted(expected - fired))
+
+
+@pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
+def test_a_power_of_two_residue_decides_inequalities_under_either_semantics(sem: str) -> None:
+    """x * 8 is a multiple of 8 even when it wraps; -692 is 4 mod 8 and -688 is 0 mod 8."""
+    assert saturate((x * 8).ne(c(-692)), int_semantics=sem).literal() is c(True)
+    assert saturate((x * 8).ne(c(-688)), int_semantics=sem).literal() is None
+    # multiples of 12 do not survive wraparound (2^32 is 4 mod 12): only no_overflow decides this
+    decided = saturate((((x * 12 + 8) // 12) * 12).ne(x * 12 + 8), int_semantics=sem).literal()
+    assert decided is (c(True) if sem == "no_overflow" else None)
