@@ -31,6 +31,7 @@ from eqsat_uopc.semantics.int_semantics import INT_SEMANTICS
 
 __all__ = [
     "BEYOND_CHAPTER_FAMILIES",
+    "EGG_TOKEN",
     "FAMILIES",
     "INT_SEMANTICS",
     "PYTHON_RULES",
@@ -165,6 +166,8 @@ def runs_under(ruleset: str, int_semantics: str) -> bool:
 
 
 _RULE_RE = re.compile(r":ruleset\s+(\S+)\s+:name\s+\"([^\"]+)\"")
+# egglog's tokens: white space, a `;` comment, a string (escapes included), a parenthesis, an atom
+EGG_TOKEN = re.compile(r'\s+|;[^\n]*|"(?:[^"\\]|\\.)*"|[()]|[^\s()";]+')
 
 
 def _parse_family(name: str, text: str) -> Family:
@@ -282,24 +285,16 @@ def egglog_program(rs: RuleSet, int_semantics: str) -> tuple[str, tuple[tuple[st
 
 
 def _top_level_forms(text: str) -> list[str]:
-    """The top-level S-expressions of an egglog text, comments dropped (a `;` comment may hold
-    unbalanced parentheses, a string may hold a `;`)."""
-    forms, depth, start, k, n = [], 0, 0, 0, len(text)
-    while k < n:
-        ch = text[k]
-        if ch == ";":
-            k = text.find("\n", k)
-            k = n if k < 0 else k
-            continue
-        if ch == '"':
-            k = text.index('"', k + 1)
-        elif ch == "(":
+    """The source text of each top-level S-expression of an egglog text (comments between them
+    dropped)."""
+    forms, depth, start = [], 0, 0
+    for m in EGG_TOKEN.finditer(text):
+        if m.group(0) == "(":
             if depth == 0:
-                start = k
+                start = m.start()
             depth += 1
-        elif ch == ")":
+        elif m.group(0) == ")":
             depth -= 1
             if depth == 0:
-                forms.append(text[start : k + 1])
-        k += 1
+                forms.append(text[start : m.end()])
     return forms

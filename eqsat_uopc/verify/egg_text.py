@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from eqsat_uopc.rules import ruleset_kind
+from eqsat_uopc.rules import EGG_TOKEN, ruleset_kind
 
 __all__ = ["EggRule", "Str", "parse_egg_rules", "show"]
 
@@ -26,12 +26,9 @@ class Str(str):
 # reading the text
 
 
-_TOKEN = re.compile(r'\s+|;[^\n]*|"(?:[^"\\]|\\.)*"|[()]|[^\s()";]+')
-
-
 def _sexprs(text: str) -> list[Any]:
     stack: list[list[Any]] = [[]]
-    for m in _TOKEN.finditer(text):
+    for m in EGG_TOKEN.finditer(text):
         tok = m.group(0)
         if tok[0].isspace() or tok[0] == ";":
             continue
