@@ -44,6 +44,7 @@ class Engine:
             self.egraph.parse_and_run_program(f"(unstable-combined-ruleset {name} {' '.join(rulesets)})")
             self.egraph.parse_and_run_program(f"(run {name} 1)")  # warm up egglog's query plans
         self._combined: dict[tuple[str, ...], str] = dict(self._base)
+        self._saved: list[dict[tuple[str, ...], str]] = []  # _combined at each open checkpoint
         self._stats = _STATS[self.key]
         self._stats["created"] += 1
         self.programs = 0
@@ -65,22 +66,37 @@ class Engine:
         self.egraph.parse_and_run_program("(push)")
         return self.egraph
 
+    def checkpoint(self) -> None:
+        """Save the program's e-graph so that rollback() returns to it exactly (an egglog push: a few
+        milliseconds whatever the size, where replaying the iterations that built it costs their time)."""
+        self.egraph.parse_and_run_program("(push)")
+        self._saved.append(dict(self._combined))
+
+    def rollback(self) -> None:
+        """Back to the e-graph of the last checkpoint; the rulesets declared since are forgotten with it."""
+        self.egraph.parse_and_run_program("(pop)")
+        self._combined = self._saved.pop()
+
     def restart(self) -> None:
         """Back to a clean e-graph within the same lease (pop the program, begin again)."""
-        self.egraph.parse_and_run_program("(pop)")
-        self._combined = dict(self._base)
+        self._pop_program()
         self.egraph.parse_and_run_program("(push)")
 
     def release(self) -> None:
         """End the program: pop its state (the combined rulesets it declared go with it), back to the pool."""
         if not self.leased:
             return
-        self.egraph.parse_and_run_program("(pop)")
-        self._combined = dict(self._base)
+        self._pop_program()
         self.leased = False
         if self.programs < PROGRAMS_PER_ENGINE:
             _POOL[self.key].append(self)
         # else: retired (garbage); the next lease builds a fresh engine
+
+    def _pop_program(self) -> None:
+        """Pop the program's push and every checkpoint still open on top of it, in one egglog pop."""
+        self.egraph.parse_and_run_program(f"(pop {1 + len(self._saved)})")
+        self._saved.clear()
+        self._combined = dict(self._base)
 
 
 def engine_key(rule_set: RuleSet, int_semantics: str) -> tuple:

@@ -34,7 +34,7 @@ class SaturationReport:
     extraction itself is timed in Extraction.result.seconds).
     `rolled_back` is True when the run stopped on the node budget: the overshooting iteration
     (whose size is `overshoot`) was undone, so the e-graph is the one after `iterations`; undoing
-    replays the kept iterations on a clean e-graph, which took `replay_time`.
+    (a pop to a checkpoint, or a replay of the kept iterations on a clean e-graph) took `replay_time`.
     """
 
     rules: str

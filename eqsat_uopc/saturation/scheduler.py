@@ -14,7 +14,7 @@ e-classes after its 13th iteration (egglog 14.0).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 __all__ = ["BackoffScheduler"]
 
@@ -33,7 +33,6 @@ class BackoffScheduler:
     match_limit: int = 1000
     ban_length: int = 5
     iteration: int = 0
-    _combined: dict[tuple[str, ...], str] = field(default_factory=dict)
 
     @staticmethod
     def of(
@@ -45,14 +44,6 @@ class BackoffScheduler:
         """The rulesets to run this iteration (every unit if all are banned: a ban never stalls a run)."""
         live = tuple(u.ruleset for u in self.units if u.banned_until <= self.iteration)
         return live or tuple(u.ruleset for u in self.units)
-
-    def combined(self, rulesets: tuple[str, ...]) -> tuple[str, str | None]:
-        """(name, declaration or None if already declared) of the combined ruleset of rulesets."""
-        name = self._combined.get(rulesets)
-        if name is not None:
-            return name, None
-        name = self._combined[rulesets] = f"run{len(self._combined)}"
-        return name, f"(unstable-combined-ruleset {name} {' '.join(rulesets)})"
 
     def record(self, matches: dict[str, int]) -> None:
         """After an iteration: ban the units that matched too much (by rule name, `=>` and `<=` summed)."""
@@ -71,6 +62,11 @@ class BackoffScheduler:
     @property
     def any_banned(self) -> bool:
         return any(u.banned_until > self.iteration for u in self.units)
+
+    @property
+    def any_returning(self) -> bool:
+        """Does a banned unit come back this iteration?"""
+        return any(u.times_banned and u.banned_until == self.iteration for u in self.units)
 
     def state(self) -> list[tuple[int, int]]:
         return [(u.times_banned, u.banned_until) for u in self.units]
