@@ -99,7 +99,7 @@ def test_an_undone_iteration_leaves_exactly_the_e_graph_of_the_kept_ones(monkeyp
     settings = dict(int_semantics="no_overflow", node_budget=10_000)
     kept = saturate(p, int_semantics="no_overflow", iter_limit=5, node_budget=10**6)
     rollbacks = []
-    monkeypatch.setattr(runner, "_CHECKPOINT_SECONDS", 0.0)  # checkpoint every risky iteration
+    monkeypatch.setattr(runner, "_CHECKPOINT_AFTER_SECONDS", 0.0)  # checkpoint every risky iteration
     monkeypatch.setattr(Engine, "rollback", lambda self, f=Engine.rollback: rollbacks.append(f(self)))
     popped = saturate(p, **settings)
     monkeypatch.setattr(runner.Saturation, "_checkpoint_if_risky", lambda self: None)
