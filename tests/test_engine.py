@@ -10,6 +10,7 @@ from eqsat_uopc.corpus import caviar_dev, index_expressions
 from eqsat_uopc.pipeline.experiments import add_chain
 from eqsat_uopc.saturation import SaturationError
 from eqsat_uopc.saturation.engine import _POOL, clear_pool, engine_key, engine_stats
+from eqsat_uopc.saturation.scheduler import BackoffScheduler
 
 CAVIAR = [e.program for e in caviar_dev()[:: 1303 // 12]][:12]
 INDEX = [e.program for e in index_expressions(8, seed=3)]
@@ -110,6 +111,43 @@ def test_an_undone_iteration_leaves_exactly_the_e_graph_of_the_kept_ones(monkeyp
         assert s.report.enodes == kept.report.enodes == [90, 209, 437, 993, 2_677, 9_517]
         assert s.egraph.num_enodes == kept.egraph.num_enodes == 9_032
         assert s.extract().program is kept.extract().program
+
+
+def test_hold_back_keeps_banned_a_returning_rule_whose_matches_would_not_fit():
+    s = BackoffScheduler.of((("r_a", "a"), ("r_b", "b")), match_limit=10, ban_length=2)
+    s.record({"a=>": 30, "a<=": 20, "b": 11, "c": 99})  # a (50) and b (11) banned until iteration 3
+    assert s.active() == ("r_a", "r_b")  # all banned: a ban never stalls a run
+    s.record({})
+    s.record({})
+    assert s.iteration == 3 and s.any_returning
+    s.hold_back(room=20)  # a matched 50 times when it was banned: more than the 20 e-nodes left
+    assert s.active() == ("r_b",) and s.any_returning and s.only_held
+    assert [(u.name, u.times_banned, u.banned_until, u.held) for u in s.units] == [
+        ("a", 1, 3 + 1 + (2 << 1), True),
+        ("b", 1, 3, False),
+    ]
+
+
+def test_a_rule_whose_matches_would_not_fit_in_the_budget_is_held_back(monkeypatch):
+    """mul-assoc, banned for matching too often, came back on a 6,152-e-node e-graph and made
+    1,076,540 e-nodes in one iteration (undone, and the run stopped). Held back, the other rules go
+    on: the same program, without the second it cost."""
+    p = index_expressions(40, seed=7)[27].program
+    held = saturate(p, int_semantics="no_overflow")
+    assert (held.report.stop_reason, held.report.rolled_back, held.report.overshoot) == (
+        "node_budget",
+        False,
+        None,
+    )
+    assert held.report.enodes[-1] == 6_280
+    monkeypatch.setattr(BackoffScheduler, "hold_back", lambda self, room: None)
+    let_in = saturate(p, int_semantics="no_overflow")
+    assert (let_in.report.rolled_back, let_in.report.overshoot, let_in.report.enodes[-1]) == (
+        True,
+        1_076_540,
+        6_152,
+    )
+    assert held.extract().program is let_in.extract().program
 
 
 def test_a_run_stops_when_the_root_holds_a_constant_unless_told_not_to():

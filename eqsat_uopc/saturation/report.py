@@ -32,9 +32,11 @@ class SaturationReport:
     (reading the e-graph it needs and writing its terms), `lower_time` lowering the program,
     `raise_time` reading egglog's e-graph back (sizes, snapshots and the serialized EGraph; the
     extraction itself is timed in Extraction.result.seconds).
-    `rolled_back` is True when the run stopped on the node budget: the overshooting iteration
-    (whose size is `overshoot`) was undone, so the e-graph is the one after `iterations`; undoing
-    (a pop to a checkpoint, or a replay of the kept iterations on a clean e-graph) took `replay_time`.
+    `rolled_back` is True when an overshooting iteration ended the run (stop_reason "node_budget"):
+    that iteration (whose size is `overshoot`) was undone, so the e-graph is the one after
+    `iterations`; undoing (a pop to a checkpoint, or a replay of the kept iterations on a clean
+    e-graph) took `replay_time`. A run also stops on "node_budget", not rolled back, when nothing
+    changes but for rules held back because their matches would not fit in the budget.
     """
 
     rules: str

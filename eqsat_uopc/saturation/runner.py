@@ -6,7 +6,10 @@ egg's BackoffScheduler), then the Python folding step (fold.py); after it the ru
 e-graph's size. An iteration that leaves more e-nodes than the budget is undone (an egglog pop
 to a checkpoint taken before a risky iteration, else the run's egglog commands replayed on a clean
 e-graph: egglog is deterministic; both give the kept e-graph exactly) and the run stops with
-"node_budget": the e-graph extraction sees never has more than `node_budget` e-nodes. The run also
+"node_budget": the e-graph extraction sees never has more than `node_budget` e-nodes. A banned
+rule whose last matches exceed the room the budget has left is held back rather than let in to
+overshoot (scheduler.py); a run that then changes nothing but for those rules also stops with
+"node_budget" (not rolled back). The run also
 stops when an iteration changes nothing and no rule is banned ("saturated"), after `iter_limit`
 iterations, when the root's e-class holds a constant (checked before the first iteration too: the
 greedy seed often is one), or when `time_limit` seconds have passed (checked between iterations:
@@ -167,6 +170,7 @@ class Saturation:
                 return
             before = (rep.enodes[-1], rep.eclasses[-1])
             t_iteration = time.perf_counter()
+            self._scheduler.hold_back(rep.node_budget - rep.enodes[-1])
             saved = self._checkpoint_if_risky()
             changed = self._iterate(record=True)
             size = self._size()
@@ -187,6 +191,9 @@ class Saturation:
             rep.iteration_times.append(time.perf_counter() - t_iteration)
             if size == before and not changed and not self._scheduler.any_banned:
                 rep.stop_reason = StopReason.SATURATED
+                return
+            if size == before and not changed and self._scheduler.only_held:  # saturated but for the budget
+                rep.stop_reason = StopReason.NODE_BUDGET
                 return
             if self.config.stop_at_constant and self._root_is_constant():
                 rep.stop_reason = StopReason.CONSTANT

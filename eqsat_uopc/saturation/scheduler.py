@@ -5,7 +5,8 @@ iteration runs the units that are not banned, in one egglog iteration of a combi
 whose matches in an iteration exceed `match_limit << times_banned` is banned for
 `ban_length << times_banned` iterations, so a rule that explodes (associativity) runs less and less
 often while the others keep going. egglog's seminaive evaluation remembers where each rule stopped,
-so a unit let back in sees every fact added while it was banned.
+so a unit let back in sees every fact added while it was banned. The runner holds back a unit
+whose matches would not fit in the node budget (`hold_back`) rather than let it overshoot.
 
 This is the runner's own scheduler rather than egglog's `back-off` (egglog-experimental's
 `run-with`), which on a 16-leaf ADD chain under associativity left rows whose children are not
@@ -25,6 +26,8 @@ class _Unit:
     name: str
     times_banned: int = 0
     banned_until: int = 0
+    matches_at_ban: int = 0  # its matches in the iteration that banned it last
+    held: bool = False  # kept banned for the node budget (hold_back), not for its own matches
 
 
 @dataclass
@@ -55,6 +58,8 @@ class BackoffScheduler:
             if u.banned_until > self.iteration:
                 continue
             if per_name.get(u.name, 0) > self.match_limit << u.times_banned:
+                u.matches_at_ban = per_name[u.name]
+                u.held = False
                 u.banned_until = self.iteration + 1 + (self.ban_length << u.times_banned)
                 u.times_banned += 1
         self.iteration += 1
@@ -67,6 +72,26 @@ class BackoffScheduler:
     def any_returning(self) -> bool:
         """Does a banned unit come back this iteration?"""
         return any(u.times_banned and u.banned_until == self.iteration for u in self.units)
+
+    def hold_back(self, room: int) -> None:
+        """Keep banned, for another ban length, each unit coming back this iteration whose matches in
+        the iteration that banned it exceed `room`, the e-nodes the budget has left.
+
+        egg's scheduler drops a rule's matches when there are too many, before applying them; egglog
+        applies every match it finds, so the choice has to be made before the iteration. A unit
+        that matched more times than the room left would most likely overshoot the budget (the
+        e-graph has grown since), and an overshooting iteration is undone and ends the run: holding
+        it back loses nothing and lets the other rules go on.
+        """
+        for u in self.units:
+            if u.times_banned and u.banned_until == self.iteration and u.matches_at_ban > room:
+                u.banned_until = self.iteration + 1 + (self.ban_length << u.times_banned)
+                u.held = True
+
+    @property
+    def only_held(self) -> bool:
+        """Are the banned units (if any) all held back for the budget?"""
+        return all(u.held for u in self.units if u.banned_until > self.iteration)
 
     def state(self) -> list[tuple[int, int]]:
         return [(u.times_banned, u.banned_until) for u in self.units]
