@@ -150,6 +150,26 @@ def test_a_rule_whose_matches_would_not_fit_in_the_budget_is_held_back(monkeypat
     assert held.extract().program is let_in.extract().program
 
 
+def test_a_replay_holds_back_what_the_run_held_back(monkeypatch):
+    """A rule held back for the budget, then an overshoot: the replay must hold it back too, or it
+    rebuilds a larger e-graph (2,173 e-nodes against a budget of 2,000 when it did not)."""
+    import eqsat_uopc.saturation.runner as runner
+    from eqsat_uopc.saturation.engine import Engine
+
+    p = caviar_dev()[37].program
+    rollbacks = []
+    monkeypatch.setattr(runner, "_CHECKPOINT_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(Engine, "rollback", lambda self, f=Engine.rollback: rollbacks.append(f(self)))
+    popped = saturate(p, int_semantics="no_overflow", node_budget=2_000)
+    monkeypatch.setattr(runner.Saturation, "_checkpoint_if_risky", lambda self: None)
+    replayed = saturate(p, int_semantics="no_overflow", node_budget=2_000)
+    assert len(rollbacks) == 1
+    for s in (popped, replayed):
+        assert (s.report.rolled_back, s.report.iterations, s.report.enodes[-1]) == (True, 12, 1_726)
+        assert any(u.held for u in s._scheduler.units) and s.egraph.num_enodes == 1_316
+    assert popped.extract().program is replayed.extract().program
+
+
 def test_a_run_stops_when_the_root_holds_a_constant_unless_told_not_to():
     x = UOp.param(0)
     p = (x + 1) * 2 + x * 0 < x * 2 + 3

@@ -170,20 +170,14 @@ class Saturation:
                 return
             before = (rep.enodes[-1], rep.eclasses[-1])
             t_iteration = time.perf_counter()
-            self._scheduler.hold_back(rep.node_budget - rep.enodes[-1])
+            self._hold_back(rep.iterations)
             saved = self._checkpoint_if_risky()
             changed = self._iterate(record=True)
             size = self._size()
             if size[0] > rep.node_budget:
                 rep.rolled_back, rep.overshoot = True, size[0]
                 rep.stop_reason = StopReason.NODE_BUDGET
-                if saved is None:
-                    self._replay(rep.iterations)
-                else:
-                    t = time.perf_counter()
-                    self._engine.rollback()
-                    self._scheduler.restore(*saved)
-                    rep.replay_time = time.perf_counter() - t
+                self._undo(saved)
                 return
             rep.iterations += 1
             rep.enodes.append(size[0])
@@ -199,7 +193,12 @@ class Saturation:
                 rep.stop_reason = StopReason.CONSTANT
                 return
 
-    def _checkpoint_if_risky(self) -> tuple[list[tuple[int, int]], int] | None:
+    def _hold_back(self, iteration: int) -> None:
+        """Before `iteration` (0-based), hold back the banned rules whose matches would not fit in the
+        room the budget had left then: the run and its replay make the same decisions from the same sizes."""
+        self._scheduler.hold_back(self.report.node_budget - self.report.enodes[iteration])
+
+    def _checkpoint_if_risky(self) -> tuple[list, int] | None:
         """Save the e-graph before an iteration that may overshoot the node budget, so that undoing it
         is one egglog pop instead of a replay of every kept iteration; returns the scheduler's state
         to restore with it, or None when no checkpoint was taken.
@@ -220,7 +219,7 @@ class Saturation:
         if not sched.any_returning and now * growth**3 < rep.node_budget:
             return None
         self._engine.checkpoint()
-        return sched.state(), sched.iteration
+        return sched.state()
 
     def _root_is_constant(self) -> bool:
         """Does the root's e-class hold a scalar constant (the bookkeeping relation Const)?"""
@@ -260,6 +259,17 @@ class Saturation:
             self._fold.matches.clear()
         return changed
 
+    def _undo(self, saved: tuple[list, int] | None) -> None:
+        """Undo the iteration that overshot: a pop to its checkpoint (`saved`: the scheduler's state
+        then), or without one a replay of the kept iterations."""
+        if saved is None:
+            self._replay(self.report.iterations)
+            return
+        t = time.perf_counter()
+        self._engine.rollback()
+        self._scheduler.restore(saved)
+        self.report.replay_time = time.perf_counter() - t
+
     def _replay(self, iterations: int) -> None:
         """Undo an iteration that overshot the node budget: back to the clean e-graph, then the same
         first `iterations` iterations again. egglog is deterministic on one thread, so this rebuilds
@@ -270,7 +280,8 @@ class Saturation:
         self._engine.restart()
         self._load()
         self._size()
-        for _ in range(iterations):  # every egglog command of the run, in its order, for the same e-graph
+        for i in range(iterations):  # the run's steps that change the e-graph or the schedule, in order
+            self._hold_back(i)
             self._iterate(record=False)
             self._size()
         rep.egglog_time, rep.fold_time, rep.lower_time, rep.raise_time = times

@@ -15,6 +15,7 @@ e-classes after its 13th iteration (egglog 14.0).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 __all__ = ["BackoffScheduler"]
@@ -60,9 +61,17 @@ class BackoffScheduler:
             if per_name.get(u.name, 0) > self.match_limit << u.times_banned:
                 u.matches_at_ban = per_name[u.name]
                 u.held = False
-                u.banned_until = self.iteration + 1 + (self.ban_length << u.times_banned)
+                self._ban(u)
                 u.times_banned += 1
         self.iteration += 1
+
+    def _ban(self, u: _Unit) -> None:
+        """Ban u from the next iteration on, for ban_length doubled at each of its earlier bans."""
+        u.banned_until = self.iteration + 1 + (self.ban_length << u.times_banned)
+
+    def _returning(self) -> list[_Unit]:
+        """The units whose ban ends with this iteration."""
+        return [u for u in self.units if u.times_banned and u.banned_until == self.iteration]
 
     @property
     def any_banned(self) -> bool:
@@ -71,7 +80,7 @@ class BackoffScheduler:
     @property
     def any_returning(self) -> bool:
         """Does a banned unit come back this iteration?"""
-        return any(u.times_banned and u.banned_until == self.iteration for u in self.units)
+        return bool(self._returning())
 
     def hold_back(self, room: int) -> None:
         """Keep banned, for another ban length, each unit coming back this iteration whose matches in
@@ -83,9 +92,9 @@ class BackoffScheduler:
         e-graph has grown since), and an overshooting iteration is undone and ends the run: holding
         it back loses nothing and lets the other rules go on.
         """
-        for u in self.units:
-            if u.times_banned and u.banned_until == self.iteration and u.matches_at_ban > room:
-                u.banned_until = self.iteration + 1 + (self.ban_length << u.times_banned)
+        for u in self._returning():
+            if u.matches_at_ban > room:
+                self._ban(u)
                 u.held = True
 
     @property
@@ -93,10 +102,10 @@ class BackoffScheduler:
         """Are the banned units (if any) all held back for the budget?"""
         return all(u.held for u in self.units if u.banned_until > self.iteration)
 
-    def state(self) -> list[tuple[int, int]]:
-        return [(u.times_banned, u.banned_until) for u in self.units]
+    def state(self) -> tuple[list[_Unit], int]:
+        """Everything restore() needs to bring the scheduler back to now."""
+        return [dataclasses.replace(u) for u in self.units], self.iteration
 
-    def restore(self, state: list[tuple[int, int]], iteration: int) -> None:
-        for u, (t, b) in zip(self.units, state, strict=True):
-            u.times_banned, u.banned_until = t, b
-        self.iteration = iteration
+    def restore(self, state: tuple[list[_Unit], int]) -> None:
+        units, self.iteration = state
+        self.units = [dataclasses.replace(u) for u in units]
