@@ -46,12 +46,11 @@ class ENode:
 
     def __init__(self, op: Ops, arg: Any, children: tuple[ClassId, ...]) -> None:
         key = (op, arg_key(arg), children)
-        set_ = object.__setattr__
-        set_(self, "op", op)
-        set_(self, "arg", arg)
-        set_(self, "children", children)
-        set_(self, "key", key)
-        set_(self, "_hash", hash(key))
+        _set_op(self, op)  # the slots' own setters: __setattr__ refuses, and object's is slower
+        _set_arg(self, arg)
+        _set_children(self, children)
+        _set_key(self, key)
+        _set_hash(self, hash(key))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"ENode is immutable (cannot set {name})")
@@ -69,6 +68,11 @@ class ENode:
         kids = ", ".join(self.children)
         arg = "" if self.arg is None else f"[{self.arg!r}]"
         return f"{self.op.name}{arg}({kids})"
+
+
+_set_op, _set_arg, _set_children, _set_key, _set_hash = (
+    ENode.__dict__[name].__set__ for name in ("op", "arg", "children", "key", "_hash")
+)
 
 
 @dataclass(frozen=True)

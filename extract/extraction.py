@@ -20,6 +20,7 @@ from eqsat_uopc.extract.errors import ExtractionError
 from eqsat_uopc.extract.problem import ExtractionProblem
 from eqsat_uopc.extract.registry import choose_extractor, extractor_named
 
+from eqsat_uopc.bulk import gc_paused
 from eqsat_uopc.ir.uop import UOp
 
 __all__ = ["Extraction", "check_result", "extract"]
@@ -64,6 +65,7 @@ def _tolerance(x: float) -> float:
     return 1e-9 * max(1.0, abs(x))
 
 
+@gc_paused()
 def extract(
     egraph: EGraph,
     cost: str | Any = "dag_size",

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from eqsat_uopc.extract.cost import checked_node_cost, cost_model_name
-from eqsat_uopc.extract.egraph import ClassId, EGraph, ENode, arg_key
+from eqsat_uopc.extract.egraph import ClassId, EGraph, ENode
 
 __all__ = ["ExtractionProblem", "Solution"]
 
@@ -53,18 +53,22 @@ class ExtractionProblem:
         self.node_cost: list[float] = []
         self.enodes: list[ENode] = []
         memo: dict[tuple, float] = {}
+        index = self.class_index.__getitem__
+        enodes, node_class, node_children = self.enodes, self.node_class, self.node_children
+        node_cost = self.node_cost
         for i, ec in enumerate(egraph.classes.values()):
-            ids = []
-            for n in ec.nodes:
-                key = (n.op, arg_key(n.arg), ec.dtype, ec.shape)
-                if key not in memo:
-                    memo[key] = checked_node_cost(model, n.op, n.arg, ec.dtype, ec.shape)
-                ids.append(len(self.enodes))
-                self.enodes.append(n)
-                self.node_class.append(i)
-                self.node_children.append(tuple(self.class_index[c] for c in n.children))
-                self.node_cost.append(memo[key])
-            self.class_nodes.append(ids)
+            dtype, shape, nodes = ec.dtype, ec.shape, ec.nodes
+            first = len(enodes)
+            for n in nodes:
+                key = (n.op, n.key[1], dtype, shape)  # key[1]: the arg's key, computed with the e-node
+                c = memo.get(key)
+                if c is None:
+                    c = memo[key] = checked_node_cost(model, n.op, n.arg, dtype, shape)
+                node_cost.append(c)
+                node_children.append(tuple(map(index, n.children)) if n.children else ())
+            enodes.extend(nodes)
+            node_class.extend([i] * len(nodes))
+            self.class_nodes.append(list(range(first, len(enodes))))
         self.roots: list[int] = [self.class_index[r] for r in egraph.roots]
 
     @property
@@ -89,8 +93,14 @@ class ExtractionProblem:
         """For each e-class, the e-nodes that have it as a child (each e-node once)."""
         out: list[list[int]] = [[] for _ in range(self.num_classes)]
         for n, kids in enumerate(self.node_children):
-            for c in dict.fromkeys(kids):
-                out[c].append(n)
+            if len(kids) == 1:
+                out[kids[0]].append(n)
+            elif len(kids) == 2 and kids[0] != kids[1]:  # most e-nodes: binary ALU ops
+                out[kids[0]].append(n)
+                out[kids[1]].append(n)
+            else:
+                for c in dict.fromkeys(kids):
+                    out[c].append(n)
         return out
 
     def needed(self, choice: Mapping[int, int]) -> list[int]:

@@ -59,6 +59,8 @@ def prod(xs: Iterable[int]) -> int:
 
 def arg_key(a: Any) -> Any:
     """A hashable key that keeps apart what Python's numeric tower merges (0, 0.0, -0.0, False)."""
+    if a is None:  # most nodes' arg
+        return _NONE_KEY
     if isinstance(a, bool):
         return ("b", a)
     if isinstance(a, int):
@@ -68,6 +70,9 @@ def arg_key(a: Any) -> Any:
     if isinstance(a, tuple):
         return ("t", type(a), tuple(arg_key(x) for x in a))
     return (type(a), a)
+
+
+_NONE_KEY = (type(None), None)
 
 
 class _CacheRef(weakref.ref):

@@ -27,6 +27,7 @@ from typing import Any
 
 from egglog import bindings
 
+from eqsat_uopc.bulk import gc_paused
 from eqsat_uopc.extract import Extraction, build_programs, extract
 from eqsat_uopc.greedy.symbolic import simplify_under
 from eqsat_uopc.ir.dtype import dtypes
@@ -79,6 +80,7 @@ class Saturation:
     extraction and queries keep working after close. `optimize` and `compare` close it for you.
     """
 
+    @gc_paused()  # the greedy seed, lowering and folding build objects per node, no cycles
     def __init__(self, program: UOp, config: SaturationConfig):
         self.program = program
         self.config = config
@@ -144,7 +146,8 @@ class Saturation:
     # -- the loop
     def _read(self) -> Snapshot:
         t = time.perf_counter()
-        snap = self._snapshot = Snapshot(self._eg)
+        with gc_paused():
+            snap = self._snapshot = Snapshot(self._eg)
         self.report.raise_time += time.perf_counter() - t
         return snap
 
@@ -295,12 +298,15 @@ class Saturation:
     def egraph(self):
         """The serialized e-graph (eqsat_uopc.extract.EGraph), root = the program's e-class."""
         if self._egraph_cache is None:
-            snap = self._current()
-            t = time.perf_counter()
-            root = snap.by_name[self._root]
-            live = self._eg if not self.closed else None
-            self._egraph_cache = snap.to_egraph(self._lowerer.args, (root,), live, lambda: not self.closed)
-            self.report.raise_time += time.perf_counter() - t
+            with gc_paused():  # the snapshot and the EGraph: objects per e-node, no cycles
+                snap = self._current()
+                t = time.perf_counter()
+                root = snap.by_name[self._root]
+                live = self._eg if not self.closed else None
+                self._egraph_cache = snap.to_egraph(
+                    self._lowerer.args, (root,), live, lambda: not self.closed
+                )
+                self.report.raise_time += time.perf_counter() - t
         return self._egraph_cache
 
     def extract(self, cost: Any = None, extractor: Any = None, time_limit: float | None = ...) -> Extraction:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from egglog import bindings
@@ -115,7 +116,6 @@ class Snapshot:
         classes: dict[bindings.Value, list[SNode]] = {}
         hidden: list[tuple[str, Any]] = []  # subsumed rows: used only for a class that has nothing else
         by_ctor: dict[str, list[tuple[bindings.Value, SNode]]] = {}
-        index: dict[tuple, bindings.Value] = {}
         for ctor, f in funcs.items():
             if ctor in _CONST_TYPE:
                 conv = to_bool if ctor == "Bool" else to_int
@@ -128,7 +128,6 @@ class Snapshot:
                     n = new_snode(SNode, (ctor, t, conv(row.inputs[0]), ()))
                     classes.setdefault(row.output, []).append(n)
                     mine.append((row.output, n))
-                    index[(ctor, t, n.prim, ())] = row.output
             elif ctor in OP_OF:
                 keyed, listed = ctor in _KEYED, ctor in _LISTED
                 mine = by_ctor.setdefault(ctor, [])
@@ -147,11 +146,11 @@ class Snapshot:
                     n = new_snode(SNode, (ctor, t, prim, kids))
                     classes.setdefault(row.output, []).append(n)
                     mine.append((row.output, n))
-                    index[(ctor, t, prim, kids)] = row.output
         orphans = {row.output for _, row in hidden if row.output not in classes}
+        self._hidden: list[tuple[bindings.Value, SNode]] = []  # hidden from matching, not from lookup
         for ctor, row in hidden:
             n = _snode(ctor, row, s, to_int, to_bool, flat)
-            index[(n.ctor, n.t, n.prim, n.kids)] = row.output  # hidden from matching, not from lookup
+            self._hidden.append((row.output, n))
             if row.output in orphans:
                 classes.setdefault(row.output, []).append(n)
                 by_ctor.setdefault(ctor, []).append((row.output, n))
@@ -164,7 +163,6 @@ class Snapshot:
                 names[row.output] = k
         self.order = sorted(classes)
         self.classes = {v: classes[v] for v in self.order}
-        self.index = index
         self.by_ctor = by_ctor  # constructor -> [(class, e-node)], in egglog's row order
         self.names = names  # class -> smallest N id naming it
         self.by_name = by_name  # N id -> class
@@ -181,6 +179,14 @@ class Snapshot:
         for v in by_name.values():
             if v not in self.classes:
                 raise SaturationError(f"e-class {v} has a name but no UOp e-node (a loader row is missing)")
+
+    @cached_property
+    def index(self) -> dict[tuple, bindings.Value]:
+        """The hash-cons index, subsumed e-nodes included: (ctor, type, payload, kids) -> e-class.
+        Built on first use: the folding step and lookups need it, extraction does not."""
+        index = {n: v for v, nodes in self.classes.items() for n in nodes}  # an SNode hashes as its tuple
+        index.update((n, v) for v, n in self._hidden)
+        return index
 
     @property
     def num_enodes(self) -> int:
@@ -203,17 +209,19 @@ class Snapshot:
         """The extractors' EGraph (see the module docstring); `args` is the lowering's arg table.
         egglog's own extractors work on `live` while is_live() says it still holds this e-graph."""
         ids = self.class_ids()
+        id_of = ids.__getitem__
+        parsed: dict[str, tuple] = {}  # type string -> (dtype, shape): a few dozen distinct ones
         classes: dict[ClassId, EClass] = {}
         for v, nodes in self.classes.items():
-            dtype, shape = parse_type(self.types[v])
-            enodes = tuple([_enode(n, args, ids) for n in nodes])
+            t = self.types[v]
+            dtype, shape = parsed.get(t) or parsed.setdefault(t, parse_type(t))
             cid = ids[v]
-            classes[cid] = EClass(cid, enodes, dtype, shape)
+            classes[cid] = EClass(cid, tuple([_enode(n, args, id_of) for n in nodes]), dtype, shape)
         meta = {} if live is None else {"egglog": EgglogExtractor(live, self, ids, args, is_live)}
         return EGraph(classes, tuple(ids[r] for r in roots), meta)
 
 
-def _enode(n: SNode, args: list[Any], ids: dict[bindings.Value, ClassId]) -> ENode:
+def _enode(n: SNode, args: list[Any], id_of: Callable[[bindings.Value], ClassId]) -> ENode:
     ctor, t, prim, kids = n
     if ctor in _CONST_TYPE:
         return ENode(Ops.CONST, n.const_value(), ())
@@ -222,7 +230,7 @@ def _enode(n: SNode, args: list[Any], ids: dict[bindings.Value, ClassId]) -> ENo
         arg: Any = parse_type(t)[0]
     else:
         arg = None if prim is None else args[prim]
-    return ENode(op, arg, tuple([ids[k] for k in kids]) if kids else ())
+    return ENode(op, arg, tuple(map(id_of, kids)) if kids else ())
 
 
 class EgglogExtractor:
@@ -307,6 +315,6 @@ class EgglogExtractor:
             raise SaturationError(f"egglog extracted a {ctor} e-node that is not in the serialized e-graph")
         for n in self._snap.classes[v]:
             if (n.ctor, n.t, n.prim, n.kids) == key:
-                choice[self._ids[v]] = _enode(n, self._args, self._ids)
+                choice[self._ids[v]] = _enode(n, self._args, self._ids.__getitem__)
                 break
         return v
