@@ -126,8 +126,9 @@ class Snapshot:
                         hidden.append((ctor, row))
                         continue
                     n = new_snode(SNode, (ctor, t, conv(row.inputs[0]), ()))
-                    classes.setdefault(row.output, []).append(n)
-                    mine.append((row.output, n))
+                    out = row.output  # each access makes a new Python object
+                    classes.setdefault(out, []).append(n)
+                    mine.append((out, n))
             elif ctor in OP_OF:
                 keyed, listed = ctor in _KEYED, ctor in _LISTED
                 mine = by_ctor.setdefault(ctor, [])
@@ -144,8 +145,9 @@ class Snapshot:
                     else:
                         kids = tuple(rest)
                     n = new_snode(SNode, (ctor, t, prim, kids))
-                    classes.setdefault(row.output, []).append(n)
-                    mine.append((row.output, n))
+                    out = row.output
+                    classes.setdefault(out, []).append(n)
+                    mine.append((out, n))
         orphans = {row.output for _, row in hidden if row.output not in classes}
         self._hidden: list[tuple[bindings.Value, SNode]] = []  # hidden from matching, not from lookup
         for ctor, row in hidden:
