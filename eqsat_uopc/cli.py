@@ -164,7 +164,7 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
     program = _load(Path(args.file)).program
     config = _saturation_config(args)
     ext = optimize(program, None, config)
-    r = ext.report
+    pulses = ext.info.get("pulses", (ext,))
     if args.json:
         out = {
             "program": to_uir(ext.program),
@@ -173,17 +173,26 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
             "optimal": ext.optimal,
             "extractor": ext.extractor,
             "config": config.to_dict(),
-            "report": r.to_dict(),
+            "report": ext.report.to_dict(),
+            "pulses": [
+                {"report": p.report.to_dict(), "cost": p.cost, "extractor": p.extractor, "seconds": p.seconds}
+                for p in pulses
+            ],
         }
         print(json.dumps(out))
         return 0
     print(to_uir(ext.program), end="")
     proof = {True: "proved optimal", False: "not proved optimal", None: "optimality unknown"}[ext.optimal]
     print(f"# cost ({ext.cost_model}): {ext.cost:g}, {proof}; int semantics {config.int_semantics}")
-    print(
-        f"# saturation: {r.stop_reason.value} after {r.iterations} iterations; "
-        f"e-nodes per iteration {r.enodes}; egglog {r.egglog_time:.3f} s, folding {r.fold_time:.3f} s"
-    )
+    for k, p in enumerate(pulses, 1):
+        r = p.report
+        which = "" if len(pulses) == 1 else f", pulse {k} of {len(pulses)}"
+        print(
+            f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations; "
+            f"e-nodes per iteration {r.enodes}; lowering {r.lower_time:.3f} s, egglog {r.egglog_time:.3f} s, "
+            f"folding {r.fold_time:.3f} s, read-back {r.raise_time:.3f} s; extraction {p.seconds:.3f} s "
+            f"({p.extractor}, cost {p.cost:g})"
+        )
     return 0
 
 

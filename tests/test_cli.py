@@ -70,6 +70,26 @@ def test_optimize_prints_the_best_program_and_its_report(capsys):
     assert out[2].startswith("# saturation: constant after ")
 
 
+def test_optimize_reports_every_pulse(tmp_path, capsys):
+    from eqsat_uopc.corpus import index_expressions
+    from eqsat_uopc.ir.uir import to_uir
+
+    path = tmp_path / "index15.uir"
+    path.write_text(to_uir(index_expressions(16, seed=7)[15].program))
+    assert main(["optimize", str(path), "--node-budget", "500"]) == 0
+    pulses = [line for line in capsys.readouterr().out.splitlines() if line.startswith("# saturation")]
+    assert [line.split(" after ")[0] for line in pulses] == [
+        "# saturation, pulse 1 of 2: node_budget",
+        "# saturation, pulse 2 of 2: saturated",
+    ]
+    assert all("read-back" in line and "extraction" in line for line in pulses)
+    assert pulses[1].endswith(", cost 9)")
+    assert main(["optimize", str(path), "--node-budget", "500", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [p["report"]["stop_reason"] for p in got["pulses"]] == ["node_budget", "saturated"]
+    assert [p["cost"] for p in got["pulses"]] == [9, 9] and got["pulses"][-1]["report"] == got["report"]
+
+
 def test_optimize_json_under_no_overflow(capsys):
     args = ["optimize", str(EXAMPLES / "exercise8_divmod.uir"), "--int-semantics", "no_overflow", "--json"]
     assert main(args) == 0
