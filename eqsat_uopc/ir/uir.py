@@ -62,6 +62,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eqsat_uopc.bulk import gc_paused
 from eqsat_uopc.ir.dtype import DType, dtypes
 from eqsat_uopc.ir.ops import ALU, BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
 from eqsat_uopc.ir.uop import ParamArg, UOp, UOpError
@@ -602,6 +603,7 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
         yield lineno, line.removesuffix("\r")
 
 
+@gc_paused()  # a node per line, no cycles: 2.4 -> 1.5 s on a 200,001-line file
 def parse_uir(text: str, source: str | None = None) -> UOp:
     """The program a .uir text describes: its last line's node. source names the text in errors."""
     p = _Parser()
