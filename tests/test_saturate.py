@@ -91,6 +91,17 @@ def test_simplifies_with_equivalent_terms() -> None:
     assert e.cost == 3
 
 
+def test_a_subsumed_term_is_found_by_equivalent_but_not_extracted() -> None:
+    # x * 1 -> x subsumes x * 1: hidden from matching and from the extractors' e-graph, still a term
+    # of its e-class for queries, before and after close (the index is built when a query needs it)
+    x = UOp.param(0)
+    s = saturate(x * 1 + 2)
+    assert s.equivalent(x * 1, x) and s.equivalent(x * 1 + 2, x + 2)
+    assert [n.op for ec in s.egraph for n in ec.nodes].count(Ops.MUL) == 0
+    s.close()
+    assert s.equivalent(x * 1, x) and not s.equivalent(x * 3, x)
+
+
 def _add_chain(n: int) -> UOp:
     acc = UOp.param(0)
     for i in range(1, n):
