@@ -186,6 +186,38 @@ def test_max_steps_counts_stage_one_visits():
         graph_rewrite(e, symbolic, max_steps=2)
 
 
+def test_a_long_rewrite_pauses_the_cycle_collector_and_turns_it_back_on(monkeypatch):
+    import gc
+
+    import eqsat_uopc.greedy.rewrite as rewrite_module
+
+    monkeypatch.setattr(rewrite_module, "_PAUSE_GC_AFTER_STEPS", 4)
+    seen = []  # the collector's state each time the rule fires, bottom-up along the chain
+    pm = PatternMatcher(
+        [
+            (
+                UPat(Ops.ADD, src=(UPat.var("x"), UPat(Ops.CONST, arg=0))),
+                lambda x: seen.append(gc.isenabled()) or x,
+            )
+        ]
+    )
+    e = p0
+    for _ in range(6):
+        e = e + 0
+    assert gc.isenabled()
+    assert graph_rewrite(e, pm) is p0
+    # steps: p0, CONST 0, then each ADD (two steps for the first one: its CONST is shared): the
+    # collector is on for the rules fired within the first 4 steps, off after
+    assert seen == [True, True, False, False, False, False]
+    assert gc.isenabled()
+    loop = PatternMatcher(
+        [(UPat(Ops.ADD, src=(UPat.var("x"), UPat.var("y"))), lambda x, y: UOp(Ops.ADD, (y, x)))]
+    )
+    with pytest.raises(RuntimeError, match="did not converge"):
+        graph_rewrite(p0 + p1, loop, max_steps=50)
+    assert gc.isenabled()  # also after a rewrite that failed with the collector paused
+
+
 def test_a_shared_node_is_rewritten_once():
     s = p0 * 1
     seen = []

@@ -18,6 +18,7 @@ again after: a rule that discards a subtree (WHERE(True, x, y) -> x) then never 
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from typing import Any
@@ -100,6 +101,9 @@ class _Observer:
             _check(self.pm, n, m)
 
 
+_PAUSE_GC_AFTER_STEPS = 20_000  # 2.95 -> 2.14 s on a 200,001-node chain; small rewrites unchanged
+
+
 def graph_rewrite(
     root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int = 10_000_000, *, check: bool | None = None
 ) -> UOp:
@@ -119,38 +123,48 @@ def graph_rewrite(
     done: dict[UOp, UOp] = {}
     stack: list[tuple[UOp, int, UOp | None]] = [(root, 0, None)]
     steps = 0
-    while stack:
-        u, stage, aux = stack.pop()
-        if stage == 2:
-            done[u] = done[aux]
-            continue
-        if u in done:
-            continue
-        if not u.src:
-            n = u
-        else:
-            if stage == 0 and (todo := [s for s in u.src if s not in done]):
-                stack.append((u, 1, None))
-                stack.extend([(s, 0, None) for s in reversed(todo)])
+    # a long rewrite pauses the cycle collector (see eqsat_uopc/bulk.py: the nodes it builds make no
+    # cycles); checked where the step limit is, so a short one pays nothing
+    next_check, paused = min(max_steps, _PAUSE_GC_AFTER_STEPS), False
+    try:
+        while stack:
+            u, stage, aux = stack.pop()
+            if stage == 2:
+                done[u] = done[aux]
                 continue
-            # every source is done (a node with none, or whose stage 0 found none left to schedule,
-            # would have its stage 1 popped next anyway: doing it now keeps the order and the steps)
-            src = tuple([done[s] for s in u.src])
-            n = u if src == u.src else _rebuild(u, src)
-        steps += 1
-        if steps > max_steps:
-            raise RuntimeError(NOT_CONVERGED)
-        if observe:
-            obs.forget()
-        if (with_rules is not None and n.op not in with_rules) or (m := pm.rewrite(n, ctx)) is None:
-            done[u] = n
-            continue
-        if observe:
-            obs.fired(n, m)
-        if m in done:
-            done[u] = done[m]
-        else:
-            stack.extend([(u, 2, m), (m, 0, None)])
+            if u in done:
+                continue
+            if not u.src:
+                n = u
+            else:
+                if stage == 0 and (todo := [s for s in u.src if s not in done]):
+                    stack.append((u, 1, None))
+                    stack.extend([(s, 0, None) for s in reversed(todo)])
+                    continue
+                # every source is done (a node with none, or whose stage 0 found none left to schedule,
+                # would have its stage 1 popped next anyway: doing it now keeps the order and the steps)
+                src = tuple([done[s] for s in u.src])
+                n = u if src == u.src else _rebuild(u, src)
+            steps += 1
+            if steps > next_check:
+                if steps > max_steps:
+                    raise RuntimeError(NOT_CONVERGED)
+                paused, next_check = gc.isenabled(), max_steps
+                gc.disable()
+            if observe:
+                obs.forget()
+            if (with_rules is not None and n.op not in with_rules) or (m := pm.rewrite(n, ctx)) is None:
+                done[u] = n
+                continue
+            if observe:
+                obs.fired(n, m)
+            if m in done:
+                done[u] = done[m]
+            else:
+                stack.extend([(u, 2, m), (m, 0, None)])
+    finally:
+        if paused:
+            gc.enable()
     return done[root]
 
 
