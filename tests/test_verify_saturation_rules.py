@@ -187,3 +187,23 @@ def test_an_inexact_f32_rewrite_is_refuted_by_random_testing():
     r = verify_egg_rule(rule)
     assert (r.status, r.reason) == ("refuted", "f32, by random testing")
     assert str(r.counterexample["x"]) == "-0.0"
+
+
+def test_each_rule_is_proved_in_a_z3_context_of_its_own():
+    # how hard z3 finds a proof depends on the terms its context holds: intervals/mul ran out of its
+    # resource budget after 1 of 60 histories of junk terms in the shared context
+    import z3
+
+    from eqsat_uopc.verify.z3_encode import own_z3_context
+
+    outside = z3.main_ctx()
+    junk = [z3.Int(f"junk{i}") * z3.Int(f"junk{i}'") for i in range(54)]
+    with own_z3_context():
+        inside = z3.main_ctx()
+        assert inside is not outside and z3.Int("x").ctx is inside
+    assert z3.main_ctx() is outside and junk[0].ctx is outside
+    with pytest.raises(ZeroDivisionError), own_z3_context():
+        1 / 0  # noqa: B018
+    assert z3.main_ctx() is outside
+    rule = next(r for r in parse_egg_rules(FAMILIES["intervals"].egg) if r.name == "intervals/mul")
+    assert verify_egg_rule(rule, rlimit=1_000_000, instances=6).status == "proved"

@@ -28,7 +28,7 @@ from eqsat_uopc.ir.uop import UOp, call_params
 from eqsat_uopc.semantics.evaluation import Evaluation, evaluate
 from eqsat_uopc.semantics.interpret import interpret
 from eqsat_uopc.semantics.values import same_value
-from eqsat_uopc.verify.z3_encode import Z3Domain, as_bool, conjunction
+from eqsat_uopc.verify.z3_encode import Z3Domain, as_bool, conjunction, own_z3_context
 
 __all__ = ["Proof", "check_comparable", "format_inputs", "has_f32", "input_key", "prove_equivalent"]
 
@@ -100,6 +100,7 @@ def _nest(flat: list[Any], shape: tuple[int, ...]) -> Any:
     return [_nest(flat[i * n : (i + 1) * n], shape[1:]) for i in range(shape[0])]
 
 
+@own_z3_context()  # the verdict depends on nothing that ran before in the process
 def prove_equivalent(
     a: UOp,
     b: UOp,

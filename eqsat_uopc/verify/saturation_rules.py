@@ -44,7 +44,7 @@ import z3
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
 from eqsat_uopc.verify.egg_encode import F32, TYPES, Encoder, IllTyped, NeedType
 from eqsat_uopc.verify.egg_text import EggRule, parse_egg_rules
-from eqsat_uopc.verify.z3_encode import NotEncodable
+from eqsat_uopc.verify.z3_encode import NotEncodable, own_z3_context
 
 __all__ = ["EggRule", "EggRuleVerification", "parse_egg_rules", "verify_egg_rule", "verify_saturation_rules"]
 
@@ -209,6 +209,7 @@ def _constants(rng: random.Random, names: list[str]) -> dict[str, int]:
     return out
 
 
+@own_z3_context()  # the verdict depends on nothing that ran before in the process
 def verify_egg_rule(
     rule: EggRule,
     rlimit: int = 2_000_000,

@@ -24,22 +24,44 @@ not encoded: `NotEncodable` is raised and the proof is "not attempted".
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import z3
+import z3.z3 as z3_api
 
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, DType, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.interpret import Elem
 
-__all__ = ["WRAP_ENCODINGS", "NotEncodable", "Z3Domain", "conjunction"]
+__all__ = ["WRAP_ENCODINGS", "NotEncodable", "Z3Domain", "conjunction", "own_z3_context"]
 
 WRAP_ENCODINGS = ("bv", "int")
 
 
 class NotEncodable(Exception):
     """The program has a value z3 is not asked to reason about (f32)."""
+
+
+@contextmanager
+def own_z3_context() -> Iterator[None]:
+    """A z3 context of its own for the block: the terms, solvers and proofs made in it.
+
+    How hard z3 finds a proof depends on the terms its context already holds (their ids order its
+    search), so under the same resource budget one proof could succeed alone and run out after other
+    work in the process: intervals/mul did after 1 of 60 different histories, and the suite's
+    verification of the rule files failed once on a fresh machine. In a context of its own a proof
+    meets the same context every time, so its verdict depends on nothing that ran before. z3's
+    Python API makes its default context on demand when `z3.z3._main_ctx` is None.
+    """
+    saved = z3_api._main_ctx
+    z3_api._main_ctx = None
+    try:
+        yield
+    finally:
+        z3_api._main_ctx = saved
 
 
 def conjunction(ds: list[Any]) -> Any:
