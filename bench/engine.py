@@ -87,16 +87,21 @@ def corpus(name: str, programs: list[UOp], int_semantics: str) -> tuple[list[flo
     return opt, greedy
 
 
+def constant_chain(n: int) -> UOp:
+    """x + 0 + 1 + ... + (n // 2 - 1): n + 1 nodes, a distinct constant at every step."""
+    p = UOp.param(0)
+    for i in range(n // 2):
+        p = p + i
+    return p
+
+
 def scaling(sizes: list[int]) -> None:
     print("4. scaling (2 iterations of the default rules, seed_greedy off; us per e-node):")
     print(
         f"   {'nodes':>9} {'e-nodes':>9} {'lower':>7} {'egglog':>7} {'read':>7} {'extract':>8} {'total s':>8}"
     )
-    x = UOp.param(0)
     for n in sizes:
-        p = x
-        for i in range(n // 2):
-            p = p + i
+        p = constant_chain(n)
         t0 = time.perf_counter()
         s = saturate(p, node_budget=10**8, iter_limit=2, time_limit=10**6, seed_greedy=False)
         t1 = time.perf_counter()
@@ -163,11 +168,8 @@ def push_pop(repeats: int, programs: list[UOp]) -> None:
 
 def big_chain(n: int = 200_000, budget: int = 1_000_000) -> None:
     print(f"7. optimize of a {n + 1:,}-node chain, node_budget {budget:,}:")
-    p = UOp.param(0)
-    for i in range(n // 2):
-        p = p + i
     t = time.perf_counter()
-    result = optimize(p, node_budget=budget)
+    result = optimize(constant_chain(n), node_budget=budget)
     whole = time.perf_counter() - t
     for k, e in enumerate(result.info.get("pulses", (result,)), 1):
         r = e.report
