@@ -49,6 +49,7 @@ __all__ = [
     "rule_set",
     "ruleset_kind",
     "runs_under",
+    "top_level_forms",
 ]
 
 
@@ -277,14 +278,14 @@ def egglog_program(rs: RuleSet, int_semantics: str) -> tuple[str, tuple[tuple[st
         return f':ruleset {unit} :name "{m.group(2)}"'
 
     for f in rs.families:
-        for form in _top_level_forms(FAMILIES[f].egg):
+        for form in top_level_forms(FAMILIES[f].egg):
             m = _RULE_RE.search(form)
             if m is None or runs_under(m.group(1), int_semantics):
                 texts.append(_RULE_RE.sub(one_ruleset, form))
     return "\n".join(texts), tuple(units)
 
 
-def _top_level_forms(text: str) -> list[str]:
+def top_level_forms(text: str) -> list[str]:
     """The source text of each top-level S-expression of an egglog text (comments between them
     dropped)."""
     forms, depth, start = [], 0, 0

@@ -22,6 +22,7 @@ def test_defaults_live_in_one_place_and_every_setting_has_help():
         "ban_length": 5,
         "seed_greedy": True,
         "stop_at_constant": True,
+        "prune_rules": True,
         "cost": "dag_size",
         "extractor": "auto",
         "extract_time_limit": 5.0,

@@ -9,7 +9,7 @@ from eqsat_uopc import UOp, saturate
 from eqsat_uopc.corpus import caviar_dev, index_expressions
 from eqsat_uopc.pipeline.experiments import add_chain
 from eqsat_uopc.saturation import SaturationError
-from eqsat_uopc.saturation.engine import _POOL, clear_pool, engine_key, engine_stats
+from eqsat_uopc.saturation.engine import _POOL, clear_pool, engine_key, engine_stats, relevant
 from eqsat_uopc.saturation.scheduler import BackoffScheduler
 
 CAVIAR = [e.program for e in caviar_dev()[:: 1303 // 12]][:12]
@@ -39,9 +39,15 @@ def test_a_warm_engine_gives_what_a_cold_one_gives(int_semantics):
     assert any(c[0] == "node_budget" for c in cold) and any(c[0] == "saturated" for c in cold)
 
 
+def _pool_key(*ctors: str) -> tuple:
+    """The pool key of the "default"/wrap engine that runs programs made of these constructors."""
+    rs = rule_set("default")
+    return (*engine_key(rs, "wrap"), relevant(rs, "wrap", frozenset(ctors)))
+
+
 def test_rules_are_parsed_once_per_key_and_engines_are_reused():
     clear_pool()
-    key = engine_key(rule_set("default"), "wrap")
+    key = _pool_key("Add", "Param")
     label = "+".join(key[0]) + "/wrap"
     before = engine_stats().get(label, {"created": 0, "programs": 0})
     x = UOp.param(0)
@@ -54,7 +60,7 @@ def test_rules_are_parsed_once_per_key_and_engines_are_reused():
 
 def test_an_open_saturation_holds_its_engine_and_gc_returns_it():
     clear_pool()
-    key = engine_key(rule_set("default"), "wrap")
+    key = _pool_key("Mul", "Param")
     x = UOp.param(0)
     a = saturate(x * 2)
     b = saturate(x * 3)  # a holds its engine: b gets a second one

@@ -7,8 +7,13 @@ the tables are empty again and egglog's value ids start over, so a warm run give
 the same class order and the same extraction as a cold one (the suite checks this on corpus
 samples).
 
-`lease(rule_set, int_semantics)` hands out an idle engine for that key (making one if every engine
-of the key is leased); `Engine.release()` pops the program's state and returns the engine to the
+An engine holds only the rules that can fire on the programs it runs (relevance.py): the runner
+asks `relevant(rule_set, int_semantics, constructors)` for them and leases an engine of that key,
+so programs made of the same constructors share warm engines, and a rule that could never match
+costs no program its share of egglog's push, pop and iterations.
+
+`lease(rule_set, int_semantics, keep)` hands out an idle engine for that key (making one if every
+engine of the key is leased); `Engine.release()` pops the program's state and returns the engine to the
 pool. Combined rulesets the back-off scheduler declares during a program live inside its push and
 are forgotten with it. The pool is per process: a sweep's worker keeps its engines warm across the
 programs it runs.
@@ -16,23 +21,32 @@ programs it runs.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
+from dataclasses import dataclass
 
 from egglog import bindings
 
-from eqsat_uopc.rules import FAMILIES, RuleSet, egglog_program
+from eqsat_uopc.rules import FAMILIES, RuleSet, egglog_program, top_level_forms
+from eqsat_uopc.saturation.relevance import Trigger, relevant_units, unit_triggers
 from eqsat_uopc.saturation.terms import SCHEMA
 
-__all__ = ["Engine", "clear_pool", "engine_stats", "lease"]
+__all__ = ["Engine", "clear_pool", "engine_stats", "lease", "relevant"]
 
 
 class Engine:
-    """One egglog e-graph holding the schema and the rules of one (rule set, int_semantics)."""
+    """One egglog e-graph holding the schema and the rules of one (rule set, int_semantics), or of
+    the units `keep` of them (those that can fire on the programs it runs: relevance.py)."""
 
-    def __init__(self, rule_set: RuleSet, int_semantics: str):
-        self.key = engine_key(rule_set, int_semantics)
+    def __init__(self, rule_set: RuleSet, int_semantics: str, keep: frozenset[str] | None = None):
+        self.key = (*engine_key(rule_set, int_semantics), keep)
         self.egraph = bindings.EGraph(num_threads=1)
-        text, self.units = egglog_program(rule_set, int_semantics)
+        program = _program(rule_set, int_semantics)
+        text, self.units = program.text, program.units
+        if keep is not None:  # the same text less the other units' rules and ruleset declarations
+            text = "\n".join(f for f, unit in program.forms if unit is None or unit in keep)
+            self.units = tuple(u for u in self.units if u[0] in keep)
+        self.pruned = len(program.units) - len(self.units)  # units of the rule set this engine leaves out
         self.egraph.parse_and_run_program(SCHEMA + text)
         self.leased = False
         # the combination of every unit (what a run starts with, before any ban) is declared here,
@@ -105,6 +119,53 @@ def engine_key(rule_set: RuleSet, int_semantics: str) -> tuple:
     return (rule_set.families, int_semantics, tuple(FAMILIES[f].egg for f in rule_set.families))
 
 
+@dataclass(frozen=True)
+class _Program:
+    """The egglog text of a (rule set, int_semantics), its units, and per top-level form its unit
+    (None for a form that is no rule: declarations every engine of the key parses)."""
+
+    text: str
+    units: tuple[tuple[str, str], ...]
+    forms: tuple[tuple[str, str | None], ...]
+    triggers: dict[str, tuple[Trigger, ...]]
+
+
+_PROGRAMS: dict[tuple, _Program] = {}
+_RELEVANT: dict[tuple, frozenset[str]] = {}
+
+
+def _program(rule_set: RuleSet, int_semantics: str) -> _Program:
+    key = engine_key(rule_set, int_semantics)
+    program = _PROGRAMS.get(key)
+    if program is None:
+        text, units = egglog_program(rule_set, int_semantics)
+        names = {u for u, _ in units}
+        forms = tuple((f, u if (u := _unit_of(f)) in names else None) for f in top_level_forms(text))
+        program = _PROGRAMS[key] = _Program(text, units, forms, unit_triggers(text))
+    return program
+
+
+def _unit_of(form: str) -> str | None:
+    """The unit a top-level form belongs to: the ruleset a rule is in, or the one a `(ruleset u)` declares."""
+    if form.startswith("(ruleset "):
+        return form[len("(ruleset ") : -1]
+    m = _RULESET_OF.search(form)
+    return m.group(1) if m else None
+
+
+_RULESET_OF = re.compile(r":ruleset\s+(\S+)")
+
+
+def relevant(rule_set: RuleSet, int_semantics: str, present: frozenset[str]) -> frozenset[str]:
+    """The units of (rule set, int_semantics) that can fire on an e-graph holding the UOp
+    constructors `present` (relevance.py); remembered per constructor set, which few programs differ in."""
+    key = (engine_key(rule_set, int_semantics), present)
+    keep = _RELEVANT.get(key)
+    if keep is None:
+        keep = _RELEVANT[key] = relevant_units(_program(rule_set, int_semantics).triggers, present)
+    return keep
+
+
 # egglog's pop does not give everything back: the egglog time of one and the same program, run 800
 # times on one engine, grew from 5.5x to 8-10x the (constant) Python lowering time of that program,
 # and stayed at 5.2-5.9x when the engine was retired every 100 programs; the process also grew by
@@ -115,17 +176,24 @@ _POOL: dict[tuple, list[Engine]] = defaultdict(list)
 _STATS: dict[tuple, dict[str, int]] = defaultdict(lambda: {"created": 0, "programs": 0})
 
 
-def lease(rule_set: RuleSet, int_semantics: str) -> Engine:
-    """An engine for (rule_set, int_semantics) with a program begun on it: from the pool, or new."""
-    idle = _POOL[engine_key(rule_set, int_semantics)]
-    engine = idle.pop() if idle else Engine(rule_set, int_semantics)
+def lease(rule_set: RuleSet, int_semantics: str, keep: frozenset[str] | None = None) -> Engine:
+    """An engine for (rule_set, int_semantics), holding only the units `keep` if given, with a
+    program begun on it: from the pool, or new."""
+    idle = _POOL[(*engine_key(rule_set, int_semantics), keep)]
+    engine = idle.pop() if idle else Engine(rule_set, int_semantics, keep)
     engine.begin()
     return engine
 
 
 def engine_stats() -> dict[str, dict[str, int]]:
     """Per engine key (families and int semantics): engines created and programs run, this process."""
-    return {f"{'+'.join(k[0]) or 'none'}/{k[1]}": dict(v) for k, v in _STATS.items()}
+    out: dict[str, dict[str, int]] = {}
+    for k, v in _STATS.items():
+        name = f"{'+'.join(k[0]) or 'none'}/{k[1]}"
+        row = out.setdefault(name, {"created": 0, "programs": 0})
+        row["created"] += v["created"]
+        row["programs"] += v["programs"]
+    return out
 
 
 def clear_pool() -> None:

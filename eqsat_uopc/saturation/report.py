@@ -57,6 +57,7 @@ class SaturationReport:
     rolled_back: bool = False
     overshoot: int | None = None
     matches: dict[str, int] = field(default_factory=dict)  # rule name -> matches over the run
+    rules_pruned: int = 0  # rule units left out: their queries can never match (prune_rules, relevance.py)
 
     @property
     def final_enodes(self) -> int:

@@ -34,11 +34,12 @@ from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.rules import SYMBOLIC_FAMILIES
 from eqsat_uopc.saturation.config import SaturationConfig, resolve_config
-from eqsat_uopc.saturation.engine import lease
+from eqsat_uopc.saturation.engine import lease, relevant
 from eqsat_uopc.saturation.errors import SaturationError
 from eqsat_uopc.saturation.fold import FoldStep, needs_python_step
 from eqsat_uopc.saturation.lower import Lowerer, term_key
 from eqsat_uopc.saturation.picture import DEFAULT_MAX_ENODES, check_readable, draw
+from eqsat_uopc.saturation.relevance import uop_constructors
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
 from eqsat_uopc.saturation.scheduler import BackoffScheduler
 from eqsat_uopc.saturation.serialize import Snapshot
@@ -102,10 +103,15 @@ class Saturation:
             and all(u.dtype is not dtypes.f32 for u in nodes)
         ):
             self.seed = simplify_under(program, config.int_semantics)
+        keep = None  # every unit of the rule set
+        if config.prune_rules and not self._python_families:
+            ops = {u.op for u in (*nodes, *(self.seed.toposort() if self.seed is not None else ()))}
+            keep = relevant(rs, config.int_semantics, uop_constructors(ops))
         start = time.perf_counter()
-        self._engine = lease(rs, config.int_semantics)
+        self._engine = lease(rs, config.int_semantics, keep)
         self._release = weakref.finalize(self, self._engine.release)
         self._eg = self._engine.egraph
+        self.report.rules_pruned = self._engine.pruned
         self.report.egglog_time = time.perf_counter() - start
         try:
             self._load()
