@@ -34,6 +34,7 @@ __all__ = [
     "EGG_TOKEN",
     "FAMILIES",
     "INT_SEMANTICS",
+    "PYTHON_NO_OVERFLOW",
     "PYTHON_RULES",
     "RULESET_KINDS",
     "RULE_SETS",
@@ -53,7 +54,9 @@ __all__ = [
 ]
 
 
-# Rules of the Python folding step (eqsat_uopc.saturation.fold), by family; all exact, so "wrap".
+# Rules computed in Python, by family: the folding step's (eqsat_uopc.saturation.fold), all exact, so
+# "wrap"; and the piecewise-linear comparisons (eqsat_uopc.saturation.piecewise), which need
+# no_overflow (PYTHON_NO_OVERFLOW).
 PYTHON_RULES: dict[str, tuple[str, ...]] = {
     "fold": ("fold/exec-alu", "fold/f64-to-f32"),
     "identities": ("identities/cmp-self",),
@@ -65,7 +68,9 @@ PYTHON_RULES: dict[str, tuple[str, ...]] = {
         "evaluate/index-stack",
         "evaluate/inline-call",
     ),
+    "linear": ("linear/piecewise-compare",),
 }
+PYTHON_NO_OVERFLOW = frozenset({"linear/piecewise-compare"})
 
 _EGG_FAMILIES = (
     "identities",
@@ -94,7 +99,7 @@ class Rule:
     semantics: str  # "wrap" | "no_overflow"
     guarded: bool  # a no_overflow rule whose query proves its precondition (runs under "wrap")
     engine: str  # "egglog" | "python"
-    ruleset: str  # the egglog ruleset it is declared in ("" for Python rules)
+    ruleset: str  # the egglog ruleset it is declared in ("" for Python rules, "_noovf" for no_overflow ones)
 
 
 @dataclass(frozen=True)
@@ -176,7 +181,9 @@ def _parse_family(name: str, text: str) -> Family:
     for ruleset, rule_name in _RULE_RE.findall(text):
         kind = ruleset_kind(ruleset)
         rules.append(Rule(rule_name, name, kind.declares, kind.suffix == "_guarded", "egglog", ruleset))
-    rules += [Rule(n, name, "wrap", False, "python", "") for n in PYTHON_RULES.get(name, ())]
+    for n in PYTHON_RULES.get(name, ()):
+        ruleset = "_noovf" if n in PYTHON_NO_OVERFLOW else ""
+        rules.append(Rule(n, name, ruleset_kind(ruleset).declares, False, "python", ruleset))
     return Family(name, text, tuple(rules))
 
 

@@ -20,6 +20,7 @@ Value order, results are deterministic.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 import weakref
 from pathlib import Path
@@ -32,13 +33,14 @@ from eqsat_uopc.extract import Extraction, build_programs, extract
 from eqsat_uopc.greedy.symbolic import simplify_under
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.rules import SYMBOLIC_FAMILIES
+from eqsat_uopc.rules import SYMBOLIC_FAMILIES, RuleSet
 from eqsat_uopc.saturation.config import SaturationConfig, resolve_config
 from eqsat_uopc.saturation.engine import lease, relevant
 from eqsat_uopc.saturation.errors import SaturationError
 from eqsat_uopc.saturation.fold import FoldStep, needs_python_step
 from eqsat_uopc.saturation.lower import Lowerer, term_key
 from eqsat_uopc.saturation.picture import DEFAULT_MAX_ENODES, check_readable, draw
+from eqsat_uopc.saturation.piecewise import decided_comparisons
 from eqsat_uopc.saturation.relevance import uop_constructors
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
 from eqsat_uopc.saturation.scheduler import BackoffScheduler
@@ -47,6 +49,7 @@ from eqsat_uopc.saturation.terms import CONST_CTORS, OP_OF
 
 __all__ = ["Saturation", "saturate"]
 
+_PIECEWISE = "linear/piecewise-compare"
 _OP_TABLES = (*CONST_CTORS, *OP_OF)  # the egglog tables whose rows are UOp e-nodes
 # A checkpoint costs about 6 ms (an egglog push, ~3 ms, and the copy-on-write it makes the next
 # iteration pay); a run whose kept iterations took less than this replays more cheaply than it
@@ -71,6 +74,11 @@ def saturate(program: UOp, config: SaturationConfig | None = None, /, **settings
             f"node_budget {config.node_budget} is below the program's own size ({size} nodes)"
         )
     return Saturation(program, config)
+
+
+@functools.cache
+def _runs_piecewise(rs: RuleSet, int_semantics: str) -> bool:
+    return any(r.name == _PIECEWISE for r in rs.rules(int_semantics))
 
 
 class Saturation:
@@ -103,6 +111,15 @@ class Saturation:
             and all(u.dtype is not dtypes.f32 for u in nodes)
         ):
             self.seed = simplify_under(program, config.int_semantics)
+        # the piecewise-linear comparisons (a Python rule of the linear family, no_overflow only):
+        # decided once, on the program and the seed, and unioned in by every _load
+        self._decided: list[tuple[UOp, bool]] = []
+        if _runs_piecewise(rs, config.int_semantics):
+            self._decided = decided_comparisons(
+                dict.fromkeys((*nodes, *(self.seed.toposort() if self.seed is not None else ())))
+            )
+            if self._decided:
+                self.report.matches[_PIECEWISE] = len(self._decided)
         keep = None  # every unit of the rule set
         if config.prune_rules and not self._python_families:
             ops = {u.op for u in (*nodes, *(self.seed.toposort() if self.seed is not None else ()))}
@@ -132,6 +149,8 @@ class Saturation:
         self._root = self._lowerer.lower(self.program)
         if self.seed is not None:
             self._lowerer.union(self._root, self._lowerer.lower(self.seed))
+        for u, value in self._decided:
+            self._lowerer.union(self._lowerer.ids[u], self._lowerer.const(value))
         self._lowerer.flush()
         self._fold = FoldStep(self._lowerer, self._python_families)
         self.report.lower_time += time.perf_counter() - t

@@ -1,0 +1,224 @@
+"""Piecewise-linear normal forms: comparisons of sums with MIN and MAX decided in Python.
+
+Under `no_overflow` an integer term built of `+`, `*` by a constant, MAX and MIN (`where(a < b, a,
+b)`, or `max(a * -1, b * -1) * -1` as the Caviar corpus spells it) over other terms (the *atoms*:
+inputs, products of variables, divisions, ...) is a maximum of minima of linear forms over the
+atoms, and the normal form below says which:
+
+    max_i min_j (sum_k c_ijk * atom_k + d_ij)
+
+`+` distributes over both (`a + min(b, c) = min(a + b, a + c)`), a positive factor too, and a
+negative one swaps them; a linear form that another in the same minimum undercuts by a constant
+(`min(f, f + 2)`) and a minimum that another one dominates are dropped. Two terms whose normal forms
+differ by a constant k everywhere compare by k alone: `a + min(59, 297 - a) < min(a, 238) + 59` is
+false (both sides are `min(a + 59, 297)`), which no rewrite rule finds without distributing `+`
+into MIN through associativity and commutativity, an e-graph blow-up. `X // c` and `X % c` are
+exact when every linear form of X has coefficients divisible by c and the same constant modulo c
+(so X does too): `(min(8a, 8b + 2 * 4) // 4) * 4` is `min(8a, 8b + 8)`.
+
+This is the Python rule `linear/piecewise-compare` of the `linear` family (no_overflow only: the
+distributions are identities of the mathematical integers). The runner asks `decided_comparisons`
+for the comparisons of a program and of its greedy seed and unions each decided one with its
+constant before saturating. Work is bounded (`_MAX_FORMS` linear forms per term, `_MAX_ATOMS`
+atoms per form, `_WORK` forms built per program): past a bound a term is an atom, which is sound,
+only weaker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+
+__all__ = ["PiecewiseLinear", "decided_comparisons"]
+
+_MAX_FORMS = 64  # linear forms in one normal form
+_MAX_ATOMS = 32  # atoms in one linear form
+_WORK = 200_000  # linear forms built per program
+
+Linear = tuple[tuple[tuple[int, int], ...], int]  # ((atom, coefficient) sorted by atom, constant)
+Form = frozenset[frozenset[Linear]]  # max over minima of linear forms
+
+
+class _TooBig(Exception):
+    """A normal form past a bound: the term is an atom instead."""
+
+
+class PiecewiseLinear:
+    """Normal forms of the integer terms of one program (memoized per UOp; atoms numbered per program)."""
+
+    def __init__(self) -> None:
+        self._forms: dict[UOp, Form] = {}
+        self._atoms: dict[tuple, int] = {}
+        self._work = 0
+
+    # -- arithmetic on normal forms
+    def _linear(self, items: dict[int, int], constant: int) -> Linear:
+        if len(items) > _MAX_ATOMS:
+            raise _TooBig
+        self._work += 1
+        if self._work > _WORK:
+            raise _TooBig
+        return tuple(sorted((a, c) for a, c in items.items() if c)), constant
+
+    def _add_linear(self, x: Linear, y: Linear) -> Linear:
+        items = dict(x[0])
+        for a, c in y[0]:
+            items[a] = items.get(a, 0) + c
+        return self._linear(items, x[1] + y[1])
+
+    def _normal(self, minima: Iterable[Iterable[Linear]]) -> Form:
+        """Drop the linear forms a constant undercuts in each minimum, then the dominated minima."""
+        reduced = set()
+        for minimum in minima:
+            lowest: dict[tuple, int] = {}
+            for terms, c in minimum:
+                if terms not in lowest or c < lowest[terms]:
+                    lowest[terms] = c
+            reduced.add(frozenset(lowest.items()))
+        if sum(len(m) for m in reduced) > _MAX_FORMS:
+            raise _TooBig
+        kept = set(reduced)
+        for a in reduced:
+            # min(a) <= min(b) when every form of b has one of a with the same terms below it
+            if any(b != a and b in kept and _below(a, b) for b in reduced):
+                kept.discard(a)
+        return frozenset(kept)
+
+    def add(self, x: Form, y: Form) -> Form:
+        return self._normal([self._add_linear(p, q) for p in a for q in b] for a in x for b in y)
+
+    def maximum(self, x: Form, y: Form) -> Form:
+        return self._normal(x | y)
+
+    def minimum(self, x: Form, y: Form) -> Form:
+        return self._normal(a | b for a in x for b in y)
+
+    def scale(self, x: Form, k: int) -> Form:
+        if k >= 0:
+            return self._normal([self._linear(dict(t), c) for t, c in _scaled(m, k)] for m in x)
+        negated = None  # -max_i min_j f_ij = min_i max_j -f_ij
+        for m in x:
+            term = frozenset(frozenset([f]) for f in _scaled(m, -1))
+            negated = term if negated is None else self.minimum(negated, term)
+        return self.scale(negated, -k)
+
+    def constant(self, v: int) -> Form:
+        return frozenset([frozenset([((), v)])])
+
+    # -- terms
+    def form(self, u: UOp) -> Form:
+        """The normal form of an int term (the term itself as an atom when nothing better is known)."""
+        got = self._forms.get(u)
+        if got is None:
+            for n in u.toposort():
+                if n not in self._forms and n.dtype is dtypes.i32 and not n.shape:
+                    try:
+                        self._forms[n] = self._compute(n) or self._atom(n)
+                    except _TooBig:
+                        self._forms[n] = self._atom(n)
+            got = self._forms[u]
+        return got
+
+    def _atom(self, u: UOp) -> Form:
+        key = (u.op, u.arg, u.dtype, tuple(self._key(s) for s in u.src))
+        atom = self._atoms.setdefault(key, len(self._atoms))
+        return frozenset([frozenset([(((atom, 1),), 0)])])
+
+    def _key(self, u: UOp) -> object:
+        """What identifies a child of an atom: its normal form if it has one (so that `(a + b) // 4`
+        and `(b + a) // 4` are one atom), else the node itself (hash-consed)."""
+        return self._forms.get(u, u)
+
+    def _compute(self, u: UOp) -> Form | None:
+        op, src, f = u.op, u.src, self._forms
+        if op is Ops.CONST:
+            return self.constant(int(u.arg))
+        if op is Ops.ADD:
+            return self.add(f[src[0]], f[src[1]])
+        if op is Ops.MUL:
+            for a, b in ((0, 1), (1, 0)):
+                k = _constant_of(f[src[b]])
+                if k is not None:
+                    return self.scale(f[src[a]], k)
+            return None
+        if op is Ops.MAX:
+            return self.maximum(f[src[0]], f[src[1]])
+        if op is Ops.WHERE and src[0].op is Ops.CMPLT and src[0].src[0].dtype is dtypes.i32:
+            a, b = src[0].src
+            if (src[1], src[2]) == (a, b):
+                return self.minimum(self.form(a), self.form(b))
+            if (src[1], src[2]) == (b, a):
+                return self.maximum(self.form(a), self.form(b))
+            return None
+        if op in (Ops.FLOORDIV, Ops.FLOORMOD) and src[1].op is Ops.CONST and src[1].arg > 0:
+            c = src[1].arg
+            x = f[src[0]]
+            r = _residue(x, c)
+            if r is None:
+                return None
+            if op is Ops.FLOORMOD:
+                return self.constant(r)
+            return self._normal(
+                [self._linear({a: k // c for a, k in t}, (d - r) // c) for t, d in m] for m in x
+            )
+        return None
+
+    def difference(self, a: UOp, b: UOp) -> int | None:
+        """k when b's normal form is a's plus the constant k (so b - a = k for every input)."""
+        x, y = self.form(a), self.form(b)
+        if len(x) != len(y):
+            return None
+        some_terms, some_c = next(iter(next(iter(y))))
+        for m in x:
+            for terms, c in m:
+                if terms == some_terms:
+                    k = some_c - c
+                    if self._normal(frozenset((t, d + k) for t, d in n) for n in x) == y:
+                        return k
+        return None
+
+
+def _scaled(minimum: frozenset[Linear], k: int) -> list[Linear]:
+    return [(tuple((a, c * k) for a, c in terms) if k else (), d * k) for terms, d in minimum]
+
+
+def _below(a: frozenset[Linear], b: frozenset[Linear]) -> bool:
+    lows = dict(a)
+    return all(t in lows and lows[t] <= c for t, c in b)
+
+
+def _constant_of(x: Form) -> int | None:
+    if len(x) == 1:
+        (m,) = x
+        if len(m) == 1:
+            ((terms, c),) = m
+            if not terms:
+                return c
+    return None
+
+
+def _residue(x: Form, c: int) -> int | None:
+    """r when every linear form of x has coefficients divisible by c and its constant = r mod c."""
+    r = None
+    for m in x:
+        for terms, d in m:
+            if any(k % c for _, k in terms) or (r is not None and d % c != r):
+                return None
+            r = d % c
+    return r
+
+
+def decided_comparisons(nodes: Iterable[UOp]) -> list[tuple[UOp, bool]]:
+    """The integer comparisons among nodes whose value the normal forms decide, with that value
+    (under no_overflow): `a < b` and `a != b` where b's normal form is a's plus a constant."""
+    forms = PiecewiseLinear()
+    out = []
+    for u in nodes:
+        if u.op in (Ops.CMPLT, Ops.CMPNE) and u.src[0].dtype is dtypes.i32 and not u.shape:
+            k = forms.difference(*u.src)
+            if k is not None:
+                out.append((u, k > 0 if u.op is Ops.CMPLT else k != 0))
+    return out

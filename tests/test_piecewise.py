@@ -1,0 +1,159 @@
+"""Piecewise-linear normal forms (the linear family's Python rule linear/piecewise-compare)."""
+
+import itertools
+import random
+
+import pytest
+
+from eqsat_uopc import UOp, optimize
+from eqsat_uopc.corpus import caviar_dev
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.saturation.piecewise import PiecewiseLinear, decided_comparisons
+from eqsat_uopc.verify import prove_equivalent
+
+x, y, z = UOp.param(0), UOp.param(1), UOp.param(2)
+
+
+def minimum(a, b):
+    return (a < b).where(a, b)
+
+
+def caviar_min(a, b):  # how the Caviar corpus spells it
+    return (a * -1).maximum(b * -1) * -1
+
+
+def test_sums_distribute_into_min_and_max():
+    pl = PiecewiseLinear()
+    assert pl.form(x + minimum(UOp.const(3), y - x)) == pl.form(minimum(x + 3, y))
+    assert pl.form(x.maximum(y) * 2 + 1) == pl.form((y * 2 + 1).maximum(x * 2 + 1))
+    assert pl.form(caviar_min(x, y) * -3) == pl.form((x * -3).maximum(y * -3))
+    # undercut forms and dominated minima are dropped: min(x, x + 2) = x, max(min(x, y), x) = x
+    assert pl.form(minimum(x, x + 2)) == pl.form(x)
+    assert pl.form(minimum(x, y).maximum(x)) == pl.form(x)
+    # a product of variables is an atom: one node is one atom, sums of it commute
+    assert pl.form(x * y + 1) == pl.form(1 + x * y) and pl.form(x * y) != pl.form(y * x)
+
+
+def test_division_and_remainder_are_exact_when_every_form_has_one_residue():
+    pl = PiecewiseLinear()
+    m = minimum(x * 8, y * 8 + 8)
+    assert pl.form((m // 4) * 4) == pl.form(m)
+    assert pl.form((x * 8 + 3) % 4) == pl.form(UOp.const(3))
+    assert pl.form((minimum(x * 8, y * 8 + 2) // 4) * 4) != pl.form(minimum(x * 8, y * 8 + 2))
+
+
+@pytest.mark.parametrize(
+    ("comparison", "value"),
+    [
+        # a + min(59, 297 - a) >= min(a, 238) + 59: both sides are min(a + 59, 297)
+        ((x * 60 + caviar_min(UOp.const(59), 297 - x * 60)) < (minimum(x * 60, UOp.const(238)) + 59), False),
+        (x.maximum(y) + 1 < (x + 1).maximum(y + 1), False),
+        (x.maximum(y) < (x + 1).maximum(y + 1), True),
+        ((x.maximum(y) + 1).ne((x + 1).maximum(y + 1)), False),
+        ((x + minimum(y, z)).ne(minimum(x + y, x + z) + 2), True),
+        (((minimum(x * 8, y * 8 + 8) // 4) * 4).ne(minimum(x * 8, y * 8 + 8)), False),
+        (((x * 8 + 3) % 4).ne(UOp.const(3)), False),
+    ],
+)
+def test_comparisons_whose_sides_differ_by_a_constant_are_decided(comparison, value):
+    assert decided_comparisons([comparison]) == [(comparison, value)]
+
+
+@pytest.mark.parametrize(
+    "comparison",
+    [
+        x < y,
+        (x // 4) * 4 < x + 1,  # true, but from the floor bound, which normal forms do not know
+        minimum(x, y) < x.maximum(y) + 1,  # true too: not a constant difference
+        x * y < y * x + 1,  # products are atoms, and x * y is not y * x as a node
+    ],
+)
+def test_what_the_normal_forms_do_not_decide(comparison):
+    assert decided_comparisons([comparison]) == []
+
+
+def test_past_the_bounds_a_term_is_an_atom_and_still_compares():
+    wide = sum((UOp.param(k) for k in range(40)), UOp.const(0))  # 40 atoms: past _MAX_ATOMS
+    assert decided_comparisons([wide < wide + 1]) == [(wide < wide + 1, True)]
+
+
+def _evaluate(u, env, memo):
+    if u in memo:
+        return memo[u]
+    v = [_evaluate(s, env, memo) for s in u.src]
+    op = u.op
+    out = {
+        Ops.CONST: lambda: u.arg,
+        Ops.PARAM: lambda: env[u],
+        Ops.ADD: lambda: v[0] + v[1],
+        Ops.MUL: lambda: v[0] * v[1],
+        Ops.MAX: lambda: max(v),
+        Ops.CMPLT: lambda: v[0] < v[1],
+        Ops.CMPNE: lambda: v[0] != v[1],
+        Ops.FLOORDIV: lambda: v[0] // v[1],
+        Ops.FLOORMOD: lambda: v[0] % v[1],
+        Ops.WHERE: lambda: v[1] if v[0] else v[2],
+    }[op]()
+    memo[u] = out
+    return out
+
+
+def _random_term(rng, depth):
+    if depth == 0 or rng.random() < 0.2:
+        return rng.choice([x, y, z, UOp.const(rng.randint(-9, 9))])
+    a, b = _random_term(rng, depth - 1), _random_term(rng, depth - 1)
+    kind = rng.randrange(7)
+    if kind == 0:
+        return a + b
+    if kind == 1:
+        return a * rng.choice([-3, -1, 2, 4, 8])
+    if kind == 2:
+        return a.maximum(b)
+    if kind == 3:
+        return minimum(a, b)
+    if kind == 4:
+        return caviar_min(a, b)
+    return (a // rng.choice([2, 4, 8])) if kind == 5 else (a % rng.choice([2, 4]))
+
+
+def test_every_decision_holds_on_every_input_of_a_grid():
+    """Random terms (a constant shift of one side makes many comparisons decidable); each decision
+    is checked on 5 x 5 x 5 inputs with exact integers (no_overflow's mathematics)."""
+    rng = random.Random(7)
+    decided = 0
+    for _ in range(600):
+        a = _random_term(rng, 3)
+        b = a + rng.randint(-2, 2) if rng.random() < 0.5 else _random_term(rng, 3)
+        shuffled = _random_term(rng, 1) + a  # the same term, grown differently
+        for comparison in (a < b, b < a, a.ne(b), (shuffled < b + _random_term(rng, 1))):
+            for u, value in decided_comparisons([comparison]):
+                decided += 1
+                for xs in itertools.product([-7, -1, 0, 3, 12], repeat=3):
+                    env = dict(zip((x, y, z), xs, strict=True))
+                    assert _evaluate(u, env, {}) is value, (u, xs)
+    assert decided > 800
+
+
+def test_decisions_on_the_caviar_corpus_are_theorems():
+    decisions = {}
+    for e in caviar_dev()[::40]:
+        decisions.update(decided_comparisons(e.program.toposort()))
+    sample = sorted(decisions.items(), key=lambda kv: kv[0].size)[-12:]  # the largest ones
+    assert len(sample) == 12
+    for u, value in sample:
+        assert prove_equivalent(u, u.const_like(value), int_semantics="no_overflow").status == "proved"
+
+
+L24572 = next(e for e in caviar_dev() if e.id.endswith("L24572")).program
+
+
+def test_saturation_decides_what_only_the_normal_forms_see():
+    # (X / 4) * 4 == X, X = min(min(12 v0 + v1 + 8, v2) * 8, min(v2 - v1 - 12 v0, 8) * 8 + 96 v0 + 8 v1 + 2)
+    result = optimize(L24572, int_semantics="no_overflow")
+    assert result.program is UOp.const(True)
+    assert result.report.matches["linear/piecewise-compare"] >= 1
+    # a Python rule of the linear family, no_overflow only: not under wrap, nor without the family
+    assert optimize(L24572, int_semantics="wrap").program.op is not Ops.CONST
+    assert "linear/piecewise-compare" not in optimize(L24572, int_semantics="wrap").report.matches
+    chapter = optimize(L24572, int_semantics="no_overflow", rules="symbolic")
+    assert chapter.program.op is not Ops.CONST
