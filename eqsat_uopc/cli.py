@@ -189,7 +189,8 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
         which = "" if len(pulses) == 1 else f", pulse {k} of {len(pulses)}"
         print(
             f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations; "
-            f"e-nodes per iteration {r.enodes}; lowering {r.lower_time:.3f} s, egglog {r.egglog_time:.3f} s, "
+            f"{r.rules_pruned} rules left out (they cannot fire); e-nodes per iteration {r.enodes}; "
+            f"lowering {r.lower_time:.3f} s, egglog {r.egglog_time:.3f} s, "
             f"folding {r.fold_time:.3f} s, read-back {r.raise_time:.3f} s; extraction {p.seconds:.3f} s "
             f"({p.extractor}, cost {p.cost:g})"
         )

@@ -83,6 +83,11 @@ def test_optimize_reports_every_pulse(tmp_path, capsys):
         "# saturation, pulse 2 of 2: saturated",
     ]
     assert all("read-back" in line and "extraction" in line for line in pulses)
+    from eqsat_uopc.saturation import saturate
+
+    left_out = saturate(index_expressions(16, seed=7)[15].program, node_budget=500).report.rules_pruned
+    assert left_out > 100
+    assert f"iterations; {left_out} rules left out (they cannot fire); e-nodes" in pulses[0]
     assert pulses[1].endswith(", cost 9)")
     assert main(["optimize", str(path), "--node-budget", "500", "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
