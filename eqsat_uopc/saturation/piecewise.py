@@ -149,9 +149,9 @@ class PiecewiseLinear:
         if op is Ops.WHERE and src[0].op is Ops.CMPLT and src[0].src[0].dtype is dtypes.i32:
             a, b = src[0].src
             if (src[1], src[2]) == (a, b):
-                return self.minimum(self.form(a), self.form(b))
+                return self.minimum(f[a], f[b])
             if (src[1], src[2]) == (b, a):
-                return self.maximum(self.form(a), self.form(b))
+                return self.maximum(f[a], f[b])
             return None
         if op in (Ops.FLOORDIV, Ops.FLOORMOD) and src[1].op is Ops.CONST and src[1].arg > 0:
             c = src[1].arg

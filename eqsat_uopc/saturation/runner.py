@@ -111,19 +111,17 @@ class Saturation:
             and all(u.dtype is not dtypes.f32 for u in nodes)
         ):
             self.seed = simplify_under(program, config.int_semantics)
+        lowered = dict.fromkeys((*nodes, *(self.seed.toposort() if self.seed is not None else ())))
         # the piecewise-linear comparisons (a Python rule of the linear family, no_overflow only):
         # decided once, on the program and the seed, and unioned in by every _load
         self._decided: list[tuple[UOp, bool]] = []
         if _runs_piecewise(rs, config.int_semantics):
-            self._decided = decided_comparisons(
-                dict.fromkeys((*nodes, *(self.seed.toposort() if self.seed is not None else ())))
-            )
+            self._decided = decided_comparisons(lowered)
             if self._decided:
                 self.report.matches[_PIECEWISE] = len(self._decided)
         keep = None  # every unit of the rule set
         if config.prune_rules and not self._python_families:
-            ops = {u.op for u in (*nodes, *(self.seed.toposort() if self.seed is not None else ()))}
-            keep = relevant(rs, config.int_semantics, uop_constructors(ops))
+            keep = relevant(rs, config.int_semantics, uop_constructors({u.op for u in lowered}))
         start = time.perf_counter()
         self._engine = lease(rs, config.int_semantics, keep)
         self._release = weakref.finalize(self, self._engine.release)
