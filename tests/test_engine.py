@@ -216,3 +216,24 @@ def test_an_engine_is_retired_after_its_quota_of_programs(monkeypatch):
     # programs 1-3 on the first engine, 4-6 on a second, 7 on a third
     assert (after["created"] - before["created"], after["programs"] - before["programs"]) == (3, 7)
     assert results == [x * 2 + k if k else x * 2 for k in range(7)]
+
+
+def test_idle_engines_are_capped_dropping_the_least_recently_used(monkeypatch):
+    import eqsat_uopc.saturation.engine as engine
+
+    monkeypatch.setattr(engine, "MAX_IDLE_ENGINES", 2)
+    clear_pool()
+    x, y = UOp.param(0), UOp.param(1)
+    programs = [x + y, x * y, x.maximum(y)]  # three constructor sets: three engine keys
+    keys = [_pool_key("Add", "Param"), _pool_key("Mul", "Param"), _pool_key("Max", "Param")]
+    assert len(set(keys)) == 3
+    for p in programs:
+        saturate(p).close()
+    assert [len(_POOL[k]) for k in keys] == [0, 1, 1]  # the first released is the first dropped
+    label = "+".join(keys[0][0]) + "/wrap"
+    before = engine_stats()[label]["created"]
+    saturate(x + y).close()  # a new engine for the dropped key; now the Mul one is the oldest
+    assert engine_stats()[label]["created"] == before + 1
+    assert [len(_POOL[k]) for k in keys] == [1, 0, 1]
+    saturate(x.maximum(y)).close()  # reused, and the most recent again
+    assert engine_stats()[label]["created"] == before + 1 and [len(_POOL[k]) for k in keys] == [1, 0, 1]

@@ -22,7 +22,7 @@ programs it runs.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
 
 from egglog import bindings
@@ -104,6 +104,9 @@ class Engine:
         self.leased = False
         if self.programs < PROGRAMS_PER_ENGINE:
             _POOL[self.key].append(self)
+            _RECENT[self.key] = None
+            _RECENT.move_to_end(self.key)
+            _trim_pool()
         # else: retired (garbage); the next lease builds a fresh engine
 
     def _pop_program(self) -> None:
@@ -172,7 +175,12 @@ def relevant(rule_set: RuleSet, int_semantics: str, present: frozenset[str]) -> 
 # about 16 MB per 100 programs. A new engine costs about 75 ms: under 1 ms per program amortized.
 PROGRAMS_PER_ENGINE = 100
 
+# Idle engines kept at most, over every key: an engine holds 3-4 MB, and with one key per relevant
+# rule set a sweep over varied programs would otherwise keep one engine per constructor set it met
+MAX_IDLE_ENGINES = 32
+
 _POOL: dict[tuple, list[Engine]] = defaultdict(list)
+_RECENT: OrderedDict[tuple, None] = OrderedDict()  # keys with idle engines, least recently released first
 _STATS: dict[tuple, dict[str, int]] = defaultdict(lambda: {"created": 0, "programs": 0})
 
 
@@ -196,7 +204,20 @@ def engine_stats() -> dict[str, dict[str, int]]:
     return out
 
 
+def _trim_pool() -> None:
+    """Drop idle engines, oldest of the least recently released key first, down to MAX_IDLE_ENGINES."""
+    excess = sum(map(len, _POOL.values())) - MAX_IDLE_ENGINES
+    while excess > 0:
+        key = next(iter(_RECENT))
+        if _POOL[key]:
+            _POOL[key].pop(0)
+            excess -= 1
+        if not _POOL[key]:
+            del _RECENT[key]
+
+
 def clear_pool() -> None:
     """Drop every idle engine: the next lease of each key parses its rules again (a cold start)."""
     for idle in _POOL.values():
         idle.clear()
+    _RECENT.clear()
