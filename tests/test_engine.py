@@ -98,13 +98,14 @@ def test_an_overshooting_iteration_is_undone_by_replaying_the_kept_ones():
 def test_an_undone_iteration_leaves_exactly_the_e_graph_of_the_kept_ones(monkeypatch):
     """Both ways of undoing an overshoot (a checkpoint's pop, a replay) give the e-graph that the kept
     iterations built. The replay once skipped the bookkeeping run that follows lowering and rebuilt
-    a different e-graph (9,015 e-nodes here instead of 9,032; larger than the budget on others)."""
+    a different e-graph (9,015 e-nodes instead of 9,032 on the program this test used then; larger
+    than the budget on others)."""
     import eqsat_uopc.saturation.runner as runner
     from eqsat_uopc.saturation.engine import Engine
 
-    p = caviar_dev()[192].program
+    p = caviar_dev()[154].program
     settings = dict(int_semantics="no_overflow", node_budget=10_000)
-    kept = saturate(p, int_semantics="no_overflow", iter_limit=5, node_budget=10**6)
+    kept = saturate(p, int_semantics="no_overflow", iter_limit=6, node_budget=10**6)
     rollbacks = []
     monkeypatch.setattr(runner, "_CHECKPOINT_AFTER_SECONDS", 0.0)  # checkpoint every risky iteration
     monkeypatch.setattr(Engine, "rollback", lambda self, f=Engine.rollback: rollbacks.append(f(self)))
@@ -113,9 +114,9 @@ def test_an_undone_iteration_leaves_exactly_the_e_graph_of_the_kept_ones(monkeyp
     replayed = saturate(p, **settings)
     assert len(rollbacks) == 1
     for s in (popped, replayed):
-        assert (s.report.stop_reason, s.report.iterations, s.report.overshoot) == ("node_budget", 5, 52_768)
-        assert s.report.enodes == kept.report.enodes == [86, 184, 421, 982, 2_666, 9_490]
-        assert s.egraph.num_enodes == kept.egraph.num_enodes == 9_014
+        assert (s.report.stop_reason, s.report.iterations, s.report.overshoot) == ("node_budget", 6, 13_393)
+        assert s.report.enodes == kept.report.enodes == [110, 268, 451, 705, 1_129, 1_775, 9_769]
+        assert s.egraph.num_enodes == kept.egraph.num_enodes == 9_112
         assert s.extract().program is kept.extract().program
 
 
@@ -222,6 +223,7 @@ def test_idle_engines_are_capped_dropping_the_least_recently_used(monkeypatch):
     import eqsat_uopc.saturation.engine as engine
 
     monkeypatch.setattr(engine, "MAX_IDLE_ENGINES", 2)
+    gc.collect()  # an earlier test's unclosed saturation would release its engine in the middle of this one
     clear_pool()
     x, y = UOp.param(0), UOp.param(1)
     programs = [x + y, x * y, x.maximum(y)]  # three constructor sets: three engine keys

@@ -30,6 +30,9 @@ def test_sums_distribute_into_min_and_max():
     # undercut forms and dominated minima are dropped: min(x, x + 2) = x, max(min(x, y), x) = x
     assert pl.form(minimum(x, x + 2)) == pl.form(x)
     assert pl.form(minimum(x, y).maximum(x)) == pl.form(x)
+    # a MAX and a MIN of the same pair (up to a common shift) add up to a linear form
+    assert pl.form(x.maximum(y) + minimum(x, y)) == pl.form(x + y)
+    assert pl.form(x.maximum(4) + caviar_min(x - 1, UOp.const(3))) == pl.form(x + 3)
     # a product of variables is an atom: one node is one atom, sums of it commute
     assert pl.form(x * y + 1) == pl.form(1 + x * y) and pl.form(x * y) != pl.form(y * x)
 
@@ -53,9 +56,35 @@ def test_division_and_remainder_are_exact_when_every_form_has_one_residue():
         ((x + minimum(y, z)).ne(minimum(x + y, x + z) + 2), True),
         (((minimum(x * 8, y * 8 + 8) // 4) * 4).ne(minimum(x * 8, y * 8 + 8)), False),
         (((x * 8 + 3) % 4).ne(UOp.const(3)), False),
+        (((x // 4) * 4 + x % 4).ne(x), False),
     ],
 )
 def test_comparisons_whose_sides_differ_by_a_constant_are_decided(comparison, value):
+    assert decided_comparisons([comparison]) == [(comparison, value)]
+
+
+xb, yb = UOp.param(3, bounds=(0, 15)), UOp.param(4, bounds=(0, 3))
+
+
+@pytest.mark.parametrize(
+    ("comparison", "value"),
+    [
+        # (x // 4) * 4 = x - x % 4, the remainder in [0, 3]
+        ((x // 4) * 4 < x + 1, True),
+        (x + 3 < (x // 4) * 4, False),
+        (x % 4 < 4, True),
+        # max(x, y) + 1 - min(x, y) = max(1, x - y + 1, y - x + 1): its first minimum is above 0
+        (minimum(x, y) < x.maximum(y) + 1, True),
+        # bounded inputs: 4 xb + yb <= 63
+        (xb * 4 + yb < 64, True),
+        ((xb * 4 + yb).ne(UOp.const(64)), True),
+        (UOp.const(63) < xb * 4 + yb, False),
+        # Caviar L03239's core: 251 + ((max(x, 4) - 1) // 252) * 252 + min(x, 4) - 4 >= x - 1, as the
+        # left side is x + 250 - m with m = (max(x, 4) - 1) % 252 <= 251; against x it is undecided
+        (251 + ((x.maximum(4) - 1) // 252) * 252 + minimum(x, UOp.const(4)) - 4 < x - 1, False),
+    ],
+)
+def test_comparisons_decided_by_the_bounds_of_remainders_and_inputs(comparison, value):
     assert decided_comparisons([comparison]) == [(comparison, value)]
 
 
@@ -63,8 +92,11 @@ def test_comparisons_whose_sides_differ_by_a_constant_are_decided(comparison, va
     "comparison",
     [
         x < y,
-        (x // 4) * 4 < x + 1,  # true, but from the floor bound, which normal forms do not know
-        minimum(x, y) < x.maximum(y) + 1,  # true too: not a constant difference
+        (x // 4) * 4 < x,  # false only when x % 4 = 0
+        x % 4 < 3,
+        minimum(x, y) < x,
+        xb * 4 + yb < 63,  # false only at xb = 15, yb = 3
+        251 + ((x.maximum(4) - 1) // 252) * 252 + minimum(x, UOp.const(4)) - 4 < x,
         x * y < y * x + 1,  # products are atoms, and x * y is not y * x as a node
     ],
 )
@@ -145,9 +177,13 @@ def test_decisions_on_the_caviar_corpus_are_theorems():
 
 
 L24572 = next(e for e in caviar_dev() if e.id.endswith("L24572")).program
+L03239 = next(e for e in caviar_dev() if e.id.endswith("L03239")).program
 
 
 def test_saturation_decides_what_only_the_normal_forms_see():
+    # a conjunction of six comparisons; 248 + ((max(v0, 4) - 1) // 252) * 252 + min(v0, 4) + v1 - 4
+    # >= v0 + v1 - 1 needs the remainder's bound and max + min = v0 + 4
+    assert optimize(L03239, int_semantics="no_overflow").program is UOp.const(True)
     # (X / 4) * 4 == X, X = min(min(12 v0 + v1 + 8, v2) * 8, min(v2 - v1 - 12 v0, 8) * 8 + 96 v0 + 8 v1 + 2)
     result = optimize(L24572, int_semantics="no_overflow")
     assert result.program is UOp.const(True)

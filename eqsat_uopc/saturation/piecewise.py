@@ -9,12 +9,20 @@ atoms, and the normal form below says which:
 
 `+` distributes over both (`a + min(b, c) = min(a + b, a + c)`), a positive factor too, and a
 negative one swaps them; a linear form that another in the same minimum undercuts by a constant
-(`min(f, f + 2)`) and a minimum that another one dominates are dropped. Two terms whose normal forms
-differ by a constant k everywhere compare by k alone: `a + min(59, 297 - a) < min(a, 238) + 59` is
-false (both sides are `min(a + 59, 297)`), which no rewrite rule finds without distributing `+`
-into MIN through associativity and commutativity, an e-graph blow-up. `X // c` and `X % c` are
-exact when every linear form of X has coefficients divisible by c and the same constant modulo c
-(so X does too): `(min(8a, 8b + 2 * 4) // 4) * 4` is `min(8a, 8b + 8)`.
+(`min(f, f + 2)`) and a minimum that another one dominates are dropped, and a MAX and a MIN of the
+same pair add up to a sum (`max(l1, l2) + min(m1, m2) = l1 + m2` when `l1 - l2 = m1 - m2`:
+`max(v, 4) + min(v, 4) = v + 4`). `X // c` and `X % c` are exact when every linear form of X has
+coefficients divisible by c and the same constant modulo c (so X does too): `(min(8a, 8b + 2 * 4)
+// 4) * 4` is `min(8a, 8b + 8)`; otherwise `(X // c) * c` is `X - X % c`, the remainder an atom
+known to lie in [0, c - 1], as do a bounded input's atom and `x % c`.
+
+Two terms whose normal forms differ by a constant k everywhere compare by k alone: `a + min(59,
+297 - a) < min(a, 238) + 59` is false (both sides are `min(a + 59, 297)`), which no rewrite rule
+finds without distributing `+` into MIN through associativity and commutativity, an e-graph
+blow-up. Otherwise `b - a` is itself a maximum of minima of linear forms, and the bounds of the
+atoms decide its sign when every form of one minimum is above 0 (`b - a > 0`) or one form of
+every minimum is at most 0 (`b - a <= 0`): `248 + ((max(v, 4) - 1) // 252) * 252 + min(v, 4) < v`
+is false, the left side being `v + 251 - (max(v, 4) - 1) % 252`.
 
 This is the Python rule `linear/piecewise-compare` of the `linear` family (no_overflow only: the
 distributions are identities of the mathematical integers). The runner asks `decided_comparisons`
@@ -52,6 +60,7 @@ class PiecewiseLinear:
     def __init__(self) -> None:
         self._forms: dict[UOp, Form] = {}
         self._atoms: dict[tuple, int] = {}
+        self._bounds: dict[int, tuple[int, int]] = {}  # atom -> [lo, hi], where known
         self._work = 0
 
     # -- arithmetic on normal forms
@@ -88,7 +97,19 @@ class PiecewiseLinear:
         return frozenset(kept)
 
     def add(self, x: Form, y: Form) -> Form:
+        for p, q in ((x, y), (y, x)):
+            # max(l1, l2) + min(m1, m2) = l1 + m2 when l1 - l2 = m1 - m2 (whichever wins the MAX,
+            # the other side wins the MIN): max(v, 4) + min(v, 4) = v + 4
+            if len(p) == 2 and len(q) == 1 and all(len(m) == 1 for m in p) and len(next(iter(q))) == 2:
+                (l1,), (l2,) = p
+                (m1, m2) = next(iter(q))
+                for a, b in ((m1, m2), (m2, m1)):
+                    if self._minus(l1, l2) == self._minus(a, b):
+                        return frozenset([frozenset([self._add_linear(l1, b)])])
         return self._normal([self._add_linear(p, q) for p in a for q in b] for a in x for b in y)
+
+    def _minus(self, x: Linear, y: Linear) -> Linear:
+        return self._add_linear(x, (tuple((a, -c) for a, c in y[0]), -y[1]))
 
     def maximum(self, x: Form, y: Form) -> Form:
         return self._normal(x | y)
@@ -123,9 +144,13 @@ class PiecewiseLinear:
         return got
 
     def _atom(self, u: UOp) -> Form:
-        key = (u.op, u.arg, u.dtype, tuple(self._key(s) for s in u.src))
+        return self._atom_of((u.op, u.arg, u.dtype, tuple(self._key(s) for s in u.src)), _bounds_of(u))
+
+    def _atom_of(self, key: tuple, bounds: tuple[int, int] | None, coefficient: int = 1) -> Form:
         atom = self._atoms.setdefault(key, len(self._atoms))
-        return frozenset([frozenset([(((atom, 1),), 0)])])
+        if bounds is not None:
+            self._bounds[atom] = bounds
+        return frozenset([frozenset([(((atom, coefficient),), 0)])])
 
     def _key(self, u: UOp) -> object:
         """What identifies a child of an atom: its normal form if it has one (so that `(a + b) // 4`
@@ -138,6 +163,11 @@ class PiecewiseLinear:
             return self.constant(int(u.arg))
         if op is Ops.ADD:
             return self.add(f[src[0]], f[src[1]])
+        if op is Ops.MUL and _floor_multiple(u) and _residue(f[src[0].src[0]], src[1].arg) is None:
+            # (x // c) * c = x - x % c, the remainder an atom in [0, c - 1] (that of x % c itself)
+            x, c = src[0].src[0], src[1]
+            key = (Ops.FLOORMOD, None, u.dtype, (self._key(x), self._key(c)))
+            return self.add(f[x], self._atom_of(key, (0, c.arg - 1), -1))
         if op is Ops.MUL:
             for a, b in ((0, 1), (1, 0)):
                 k = _constant_of(f[src[b]])
@@ -166,6 +196,30 @@ class PiecewiseLinear:
             )
         return None
 
+    def sign(self, a: UOp, b: UOp) -> int | None:
+        """1 when b - a > 0 for every input, -1 when b - a <= 0 for every input, from the bounds of
+        the atoms (remainders, bounded inputs): b - a is a maximum of minima of linear forms, above 0
+        if every form of one minimum is, at most 0 if one form of every minimum is."""
+        try:
+            d = self.add(self.form(b), self.scale(self.form(a), -1))
+        except _TooBig:
+            return None
+        ranges = [[self._range(f) for f in m] for m in d]
+        if any(all(r is not None and r[0] > 0 for r in m) for m in ranges):
+            return 1
+        if all(any(r is not None and r[1] <= 0 for r in m) for m in ranges):
+            return -1
+        return None
+
+    def _range(self, f: Linear) -> tuple[int, int] | None:
+        lo = hi = f[1]
+        for atom, k in f[0]:
+            b = self._bounds.get(atom)
+            if b is None:
+                return None
+            lo, hi = lo + min(k * b[0], k * b[1]), hi + max(k * b[0], k * b[1])
+        return lo, hi
+
     def difference(self, a: UOp, b: UOp) -> int | None:
         """k when b's normal form is a's plus the constant k (so b - a = k for every input)."""
         x, y = self.form(a), self.form(b)
@@ -179,6 +233,20 @@ class PiecewiseLinear:
                     if self._normal(frozenset((t, d + k) for t, d in n) for n in x) == y:
                         return k
         return None
+
+
+def _floor_multiple(u: UOp) -> bool:
+    """Is u `(x // c) * c` for a positive constant c?"""
+    d, c = u.src
+    return c.op is Ops.CONST and c.arg > 0 and d.op is Ops.FLOORDIV and d.src[1] is c
+
+
+def _bounds_of(u: UOp) -> tuple[int, int] | None:
+    if u.op is Ops.PARAM:
+        return u.arg.bounds
+    if u.op is Ops.FLOORMOD and u.src[1].op is Ops.CONST and u.src[1].arg > 0:
+        return 0, u.src[1].arg - 1
+    return None
 
 
 def _scaled(minimum: frozenset[Linear], k: int) -> list[Linear]:
@@ -221,4 +289,8 @@ def decided_comparisons(nodes: Iterable[UOp]) -> list[tuple[UOp, bool]]:
             k = forms.difference(*u.src)
             if k is not None:
                 out.append((u, k > 0 if u.op is Ops.CMPLT else k != 0))
+            elif u.op is Ops.CMPLT and (sign := forms.sign(*u.src)) is not None:
+                out.append((u, sign > 0))
+            elif u.op is Ops.CMPNE and 1 in (forms.sign(*u.src), forms.sign(*u.src[::-1])):
+                out.append((u, True))
     return out
