@@ -37,6 +37,18 @@ def test_sums_distribute_into_min_and_max():
     assert pl.form(x * y + 1) == pl.form(1 + x * y) and pl.form(x * y) != pl.form(y * x)
 
 
+def test_the_atoms_bounds_drop_a_form_another_one_undercuts():
+    pl = PiecewiseLinear()
+    # (x // 4) * 4 + 8 = x - x % 4 + 8 >= x + 5: the MIN is x
+    assert pl.form(minimum(x, (x // 4) * 4 + 8)) == pl.form(x)
+    assert pl.form(minimum(x, (x // 4) * 4 + 2)) != pl.form(x)
+    # two forms each at least the other (an input pinned to 3): one is kept, not both dropped
+    three = UOp.param(5, bounds=(3, 3))
+    pinned = minimum(x + three, x + 3)
+    assert [len(m) for m in pl.form(pinned)] == [1]
+    assert decided_comparisons([pinned < x + 4]) == [(pinned < x + 4, True)]
+
+
 def test_division_and_remainder_are_exact_when_every_form_has_one_residue():
     pl = PiecewiseLinear()
     m = minimum(x * 8, y * 8 + 8)
@@ -71,6 +83,7 @@ xb, yb = UOp.param(3, bounds=(0, 15)), UOp.param(4, bounds=(0, 3))
     [
         # (x // 4) * 4 = x - x % 4, the remainder in [0, 3]
         ((x // 4) * 4 < x + 1, True),
+        ((x // 4) * 8 < x * 2 + 1, True),  # (x // c) * (k * c) = k * (x - x % c)
         (x + 3 < (x // 4) * 4, False),
         (x % 4 < 4, True),
         # max(x, y) + 1 - min(x, y) = max(1, x - y + 1, y - x + 1): its first minimum is above 0

@@ -8,13 +8,14 @@ atoms, and the normal form below says which:
     max_i min_j (sum_k c_ijk * atom_k + d_ij)
 
 `+` distributes over both (`a + min(b, c) = min(a + b, a + c)`), a positive factor too, and a
-negative one swaps them; a linear form that another in the same minimum undercuts by a constant
-(`min(f, f + 2)`) and a minimum that another one dominates are dropped, and a MAX and a MIN of the
+negative one swaps them; a linear form that another in the same minimum undercuts (by a constant,
+`min(f, f + 2)`, or by the atoms' bounds, below) and a minimum that another one dominates are
+dropped, and a MAX and a MIN of the
 same pair add up to a sum (`max(l1, l2) + min(m1, m2) = l1 + m2` when `l1 - l2 = m1 - m2`:
 `max(v, 4) + min(v, 4) = v + 4`). `X // c` and `X % c` are exact when every linear form of X has
 coefficients divisible by c and the same constant modulo c (so X does too): `(min(8a, 8b + 2 * 4)
-// 4) * 4` is `min(8a, 8b + 8)`; otherwise `(X // c) * c` is `X - X % c`, the remainder an atom
-known to lie in [0, c - 1], as do a bounded input's atom and `x % c`.
+// 4) * 4` is `min(8a, 8b + 8)`; otherwise `(X // c) * (k * c)` is `k * (X - X % c)`, the
+remainder an atom known to lie in [0, c - 1], as are a bounded input's atom and `x % c`.
 
 Two terms whose normal forms differ by a constant k everywhere compare by k alone: `a + min(59,
 297 - a) < min(a, 238) + 59` is false (both sides are `min(a + 59, 297)`), which no rewrite rule
@@ -79,14 +80,22 @@ class PiecewiseLinear:
         return self._linear(items, x[1] + y[1])
 
     def _normal(self, minima: Iterable[Iterable[Linear]]) -> Form:
-        """Drop the linear forms a constant undercuts in each minimum, then the dominated minima."""
+        """Drop the linear forms another one undercuts in each minimum (by a constant, or by the atoms'
+        bounds), then the dominated minima."""
         reduced = set()
         for minimum in minima:
             lowest: dict[tuple, int] = {}
             for terms, c in minimum:
                 if terms not in lowest or c < lowest[terms]:
                     lowest[terms] = c
-            reduced.add(frozenset(lowest.items()))
+            forms = sorted(lowest.items())
+            if len(forms) > 1 and self._bounds:  # drop a form the bounds prove at least another one
+                kept_forms: list[Linear] = []
+                for f in forms:
+                    if not any(self._at_least(f, g) for g in kept_forms):
+                        kept_forms = [g for g in kept_forms if not self._at_least(g, f)] + [f]
+                forms = kept_forms
+            reduced.add(frozenset(forms))
         if sum(len(m) for m in reduced) > _MAX_FORMS:
             raise _TooBig
         kept = set(reduced)
@@ -163,11 +172,11 @@ class PiecewiseLinear:
             return self.constant(int(u.arg))
         if op is Ops.ADD:
             return self.add(f[src[0]], f[src[1]])
-        if op is Ops.MUL and _floor_multiple(u) and _residue(f[src[0].src[0]], src[1].arg) is None:
-            # (x // c) * c = x - x % c, the remainder an atom in [0, c - 1] (that of x % c itself)
-            x, c = src[0].src[0], src[1]
+        if op is Ops.MUL and _floor_multiple(u) and _residue(f[src[0].src[0]], src[0].src[1].arg) is None:
+            # (x // c) * (k * c) = k * (x - x % c), the remainder an atom in [0, c - 1] (that of x % c)
+            x, c = src[0].src
             key = (Ops.FLOORMOD, None, u.dtype, (self._key(x), self._key(c)))
-            return self.add(f[x], self._atom_of(key, (0, c.arg - 1), -1))
+            return self.scale(self.add(f[x], self._atom_of(key, (0, c.arg - 1), -1)), src[1].arg // c.arg)
         if op is Ops.MUL:
             for a, b in ((0, 1), (1, 0)):
                 k = _constant_of(f[src[b]])
@@ -211,6 +220,14 @@ class PiecewiseLinear:
             return -1
         return None
 
+    def _at_least(self, f: Linear, g: Linear) -> bool:
+        """Is f >= g for every input, by the atoms' bounds (f - g's range starts at 0 or above)?"""
+        items = dict(f[0])
+        for a, c in g[0]:
+            items[a] = items.get(a, 0) - c
+        r = self._range((tuple((a, c) for a, c in items.items() if c), f[1] - g[1]))
+        return r is not None and r[0] >= 0
+
     def _range(self, f: Linear) -> tuple[int, int] | None:
         lo = hi = f[1]
         for atom, k in f[0]:
@@ -236,9 +253,12 @@ class PiecewiseLinear:
 
 
 def _floor_multiple(u: UOp) -> bool:
-    """Is u `(x // c) * c` for a positive constant c?"""
-    d, c = u.src
-    return c.op is Ops.CONST and c.arg > 0 and d.op is Ops.FLOORDIV and d.src[1] is c
+    """Is u `(x // c) * (k * c)` for a positive constant c and k >= 1?"""
+    d, m = u.src
+    if d.op is not Ops.FLOORDIV or m.op is not Ops.CONST or d.src[1].op is not Ops.CONST:
+        return False
+    c = d.src[1].arg
+    return c > 0 and m.arg > 0 and m.arg % c == 0
 
 
 def _bounds_of(u: UOp) -> tuple[int, int] | None:
