@@ -84,6 +84,9 @@ xb, yb = UOp.param(3, bounds=(0, 15)), UOp.param(4, bounds=(0, 3))
         # (x // 4) * 4 = x - x % 4, the remainder in [0, 3]
         ((x // 4) * 4 < x + 1, True),
         ((x // 4) * 8 < x * 2 + 1, True),  # (x // c) * (k * c) = k * (x - x % c)
+        # x // c = (x - x % c) / c: (x + 15) // 8 - x // 8 = 15/8 + (m - m') / 8, in [1, 2.75]
+        ((x + 15) // 8 - x // 8 < 3, True),
+        (x // 8 < (x + 8) // 8, True),
         (x + 3 < (x // 4) * 4, False),
         (x % 4 < 4, True),
         # max(x, y) + 1 - min(x, y) = max(1, x - y + 1, y - x + 1): its first minimum is above 0
@@ -109,6 +112,7 @@ def test_comparisons_decided_by_the_bounds_of_remainders_and_inputs(comparison, 
         x % 4 < 3,
         minimum(x, y) < x,
         xb * 4 + yb < 63,  # false only at xb = 15, yb = 3
+        x // 8 < (x + 1) // 8,  # true only when x % 8 = 7
         251 + ((x.maximum(4) - 1) // 252) * 252 + minimum(x, UOp.const(4)) - 4 < x,
         x * y < y * x + 1,  # products are atoms, and x * y is not y * x as a node
     ],
@@ -191,12 +195,16 @@ def test_decisions_on_the_caviar_corpus_are_theorems():
 
 L24572 = next(e for e in caviar_dev() if e.id.endswith("L24572")).program
 L03239 = next(e for e in caviar_dev() if e.id.endswith("L03239")).program
+L07706 = next(e for e in caviar_dev() if e.id.endswith("L07706")).program
 
 
 def test_saturation_decides_what_only_the_normal_forms_see():
     # a conjunction of six comparisons; 248 + ((max(v0, 4) - 1) // 252) * 252 + min(v0, 4) + v1 - 4
     # >= v0 + v1 - 1 needs the remainder's bound and max + min = v0 + 4
     assert optimize(L03239, int_semantics="no_overflow").program is UOp.const(True)
+    # max(((v0 % 8) + 23) / 8, ((m + v0 + 15) / 8) - min((m + v0) / 8, (v0 + 15) / 8 + v1) + 1) <= 1024,
+    # m = min(v1 * 8, 242): the divisions as rational forms bound the second operand by 3
+    assert optimize(L07706, int_semantics="no_overflow").program is UOp.const(True)
     # (X / 4) * 4 == X, X = min(min(12 v0 + v1 + 8, v2) * 8, min(v2 - v1 - 12 v0, 8) * 8 + 96 v0 + 8 v1 + 2)
     result = optimize(L24572, int_semantics="no_overflow")
     assert result.program is UOp.const(True)

@@ -15,7 +15,11 @@ same pair add up to a sum (`max(l1, l2) + min(m1, m2) = l1 + m2` when `l1 - l2 =
 `max(v, 4) + min(v, 4) = v + 4`). `X // c` and `X % c` are exact when every linear form of X has
 coefficients divisible by c and the same constant modulo c (so X does too): `(min(8a, 8b + 2 * 4)
 // 4) * 4` is `min(8a, 8b + 8)`; otherwise `(X // c) * (k * c)` is `k * (X - X % c)`, the
-remainder an atom known to lie in [0, c - 1], as are a bounded input's atom and `x % c`.
+remainder an atom known to lie in [0, c - 1], as are a bounded input's atom and `x % c`. A second
+pass (`rational_division`) also writes `x // c` itself as `(x - x % c) / c`, with rational
+coefficients, so that divisions of nearby terms compare: `(x + 15) // 8 - x // 8 < 3` (it is
+`15/8 + (x % 8 - (x + 15) % 8) / 8`); the first keeps such a division an atom, which is what
+matching it with another division of the same term needs, and costs less.
 
 Two terms whose normal forms differ by a constant k everywhere compare by k alone: `a + min(59,
 297 - a) < min(a, 238) + 59` is false (both sides are `min(a + 59, 297)`), which no rewrite rule
@@ -36,6 +40,7 @@ only weaker.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from fractions import Fraction
 
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
@@ -58,7 +63,8 @@ class _TooBig(Exception):
 class PiecewiseLinear:
     """Normal forms of the integer terms of one program (memoized per UOp; atoms numbered per program)."""
 
-    def __init__(self) -> None:
+    def __init__(self, rational_division: bool = False) -> None:
+        self.rational_division = rational_division
         self._forms: dict[UOp, Form] = {}
         self._atoms: dict[tuple, int] = {}
         self._bounds: dict[int, tuple[int, int]] = {}  # atom -> [lo, hi], where known
@@ -89,7 +95,7 @@ class PiecewiseLinear:
                 if terms not in lowest or c < lowest[terms]:
                     lowest[terms] = c
             forms = sorted(lowest.items())
-            if len(forms) > 1 and self._bounds:  # drop a form the bounds prove at least another one
+            if 1 < len(forms) <= 16 and self._bounds:  # drop a form the bounds prove at least another one
                 kept_forms: list[Linear] = []
                 for f in forms:
                     if not any(self._at_least(f, g) for g in kept_forms):
@@ -197,7 +203,11 @@ class PiecewiseLinear:
             x = f[src[0]]
             r = _residue(x, c)
             if r is None:
-                return None
+                if op is Ops.FLOORMOD or not self.rational_division:
+                    return None
+                # x // c = (x - x % c) / c: rational coefficients, the remainder an atom in [0, c - 1]
+                key = (Ops.FLOORMOD, None, u.dtype, (self._key(src[0]), self._key(src[1])))
+                return self.scale(self.add(x, self._atom_of(key, (0, c - 1), -1)), Fraction(1, c))
             if op is Ops.FLOORMOD:
                 return self.constant(r)
             return self._normal(
@@ -222,8 +232,11 @@ class PiecewiseLinear:
 
     def _at_least(self, f: Linear, g: Linear) -> bool:
         """Is f >= g for every input, by the atoms' bounds (f - g's range starts at 0 or above)?"""
-        items = dict(f[0])
-        for a, c in g[0]:
+        items, bounds = dict(f[0]), self._bounds
+        theirs = dict(g[0])
+        if any(a not in bounds and items.get(a, 0) != theirs.get(a, 0) for a in items.keys() | theirs.keys()):
+            return False  # an unbounded atom in f - g: no bound (checked first: this runs per pair of forms)
+        for a, c in theirs.items():
             items[a] = items.get(a, 0) - c
         r = self._range((tuple((a, c) for a, c in items.items() if c), f[1] - g[1]))
         return r is not None and r[0] >= 0
@@ -302,15 +315,24 @@ def _residue(x: Form, c: int) -> int | None:
 def decided_comparisons(nodes: Iterable[UOp]) -> list[tuple[UOp, bool]]:
     """The integer comparisons among nodes whose value the normal forms decide, with that value
     (under no_overflow): `a < b` and `a != b` where b's normal form is a's plus a constant."""
-    forms = PiecewiseLinear()
     out = []
+    both = (PiecewiseLinear(), PiecewiseLinear(rational_division=True))
     for u in nodes:
         if u.op in (Ops.CMPLT, Ops.CMPNE) and u.src[0].dtype is dtypes.i32 and not u.shape:
-            k = forms.difference(*u.src)
-            if k is not None:
-                out.append((u, k > 0 if u.op is Ops.CMPLT else k != 0))
-            elif u.op is Ops.CMPLT and (sign := forms.sign(*u.src)) is not None:
-                out.append((u, sign > 0))
-            elif u.op is Ops.CMPNE and 1 in (forms.sign(*u.src), forms.sign(*u.src[::-1])):
-                out.append((u, True))
+            for forms in both:
+                value = _decide(forms, u)
+                if value is not None:
+                    out.append((u, value))
+                    break
     return out
+
+
+def _decide(forms: PiecewiseLinear, u: UOp) -> bool | None:
+    k = forms.difference(*u.src)
+    if k is not None:
+        return k > 0 if u.op is Ops.CMPLT else k != 0
+    if u.op is Ops.CMPLT and (sign := forms.sign(*u.src)) is not None:
+        return sign > 0
+    if u.op is Ops.CMPNE and 1 in (forms.sign(*u.src), forms.sign(*u.src[::-1])):
+        return True
+    return None
