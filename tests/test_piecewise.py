@@ -121,6 +121,20 @@ def test_what_the_normal_forms_do_not_decide(comparison):
     assert decided_comparisons([comparison]) == []
 
 
+def test_a_split_on_the_residue_of_a_pure_min_decides_what_each_case_decides_alike():
+    # z is 16x + 3 or 16y + 4; when z = 3 (mod 8), z // 8 * 8 = z - 3 and the MAX is z - 3 = 16x; when
+    # z = 4 (mod 8), it is z - 4 = 16y: a multiple of 4 either way
+    z = minimum(x * 16 + 3, y * 16 + 4)
+    m = ((z // 8) * 8).maximum(z - 4)
+    multiple = ((m // 4) * 4).ne(m)
+    assert decided_comparisons([multiple]) == [(multiple, False)]
+    assert prove_equivalent(multiple, UOp.const(False), int_semantics="no_overflow").status == "proved"
+    # with 16y + 5 the cases disagree (16y + 1 is not a multiple of 4): undecided
+    z = minimum(x * 16 + 3, y * 16 + 5)
+    m = ((z // 8) * 8).maximum(z - 4)
+    assert decided_comparisons([((m // 4) * 4).ne(m)]) == []
+
+
 def test_past_the_bounds_a_term_is_an_atom_and_still_compares():
     wide = sum((UOp.param(k) for k in range(40)), UOp.const(0))  # 40 atoms: past _MAX_ATOMS
     assert decided_comparisons([wide < wide + 1]) == [(wide < wide + 1, True)]
@@ -196,6 +210,7 @@ def test_decisions_on_the_caviar_corpus_are_theorems():
 L24572 = next(e for e in caviar_dev() if e.id.endswith("L24572")).program
 L03239 = next(e for e in caviar_dev() if e.id.endswith("L03239")).program
 L07706 = next(e for e in caviar_dev() if e.id.endswith("L07706")).program
+L06959 = next(e for e in caviar_dev() if e.id.endswith("L06959")).program
 
 
 def test_saturation_decides_what_only_the_normal_forms_see():
@@ -205,6 +220,8 @@ def test_saturation_decides_what_only_the_normal_forms_see():
     # max(((v0 % 8) + 23) / 8, ((m + v0 + 15) / 8) - min((m + v0) / 8, (v0 + 15) / 8 + v1) + 1) <= 1024,
     # m = min(v1 * 8, 242): the divisions as rational forms bound the second operand by 3
     assert optimize(L07706, int_semantics="no_overflow").program is UOp.const(True)
+    # (X / 4) * 4 == X with X = max(((M + 27) / 8) * 8, M + 23), M a MIN of forms 1 and 0 modulo 8
+    assert optimize(L06959, int_semantics="no_overflow").program is UOp.const(True)
     # (X / 4) * 4 == X, X = min(min(12 v0 + v1 + 8, v2) * 8, min(v2 - v1 - 12 v0, 8) * 8 + 96 v0 + 8 v1 + 2)
     result = optimize(L24572, int_semantics="no_overflow")
     assert result.program is UOp.const(True)

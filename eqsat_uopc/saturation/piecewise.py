@@ -19,7 +19,11 @@ remainder an atom known to lie in [0, c - 1], as are a bounded input's atom and 
 pass (`rational_division`) also writes `x // c` itself as `(x - x % c) / c`, with rational
 coefficients, so that divisions of nearby terms compare: `(x + 15) // 8 - x // 8 < 3` (it is
 `15/8 + (x % 8 - (x + 15) % 8) / 8`); the first keeps such a division an atom, which is what
-matching it with another division of the same term needs, and costs less.
+matching it with another division of the same term needs, and costs less. A last pass splits on
+a residue: when a division's argument Z is a pure MIN (or MAX) of forms that each have a fixed
+residue modulo the divisor, Z's value is one of them, so when Z = r (mod c) it is the MIN of the
+forms of residue r alone and the division is exact; a comparison every residue decides alike is
+decided (`max(((M + 27) // 8) * 8, M + 23)` is a multiple of 4 when M is 1 or 0 modulo 8).
 
 Two terms whose normal forms differ by a constant k everywhere compare by k alone: `a + min(59,
 297 - a) < min(a, 238) + 59` is false (both sides are `min(a + 59, 297)`), which no rewrite rule
@@ -63,8 +67,9 @@ class _TooBig(Exception):
 class PiecewiseLinear:
     """Normal forms of the integer terms of one program (memoized per UOp; atoms numbered per program)."""
 
-    def __init__(self, rational_division: bool = False) -> None:
+    def __init__(self, rational_division: bool = False, floor_multiples: bool = True) -> None:
         self.rational_division = rational_division
+        self.floor_multiples = floor_multiples
         self._forms: dict[UOp, Form] = {}
         self._atoms: dict[tuple, int] = {}
         self._bounds: dict[int, tuple[int, int]] = {}  # atom -> [lo, hi], where known
@@ -178,7 +183,12 @@ class PiecewiseLinear:
             return self.constant(int(u.arg))
         if op is Ops.ADD:
             return self.add(f[src[0]], f[src[1]])
-        if op is Ops.MUL and _floor_multiple(u) and _residue(f[src[0].src[0]], src[0].src[1].arg) is None:
+        if (
+            op is Ops.MUL
+            and self.floor_multiples
+            and _floor_multiple(u)
+            and _residue(f[src[0].src[0]], src[0].src[1].arg) is None
+        ):
             # (x // c) * (k * c) = k * (x - x % c), the remainder an atom in [0, c - 1] (that of x % c)
             x, c = src[0].src
             key = (Ops.FLOORMOD, None, u.dtype, (self._key(x), self._key(c)))
@@ -314,9 +324,11 @@ def _residue(x: Form, c: int) -> int | None:
 
 def decided_comparisons(nodes: Iterable[UOp]) -> list[tuple[UOp, bool]]:
     """The integer comparisons among nodes whose value the normal forms decide, with that value
-    (under no_overflow): `a < b` and `a != b` where b's normal form is a's plus a constant."""
+    (under no_overflow): `a < b` and `a != b` where b's normal form is a's plus a constant, or
+    where the atoms' bounds fix the sign of b - a, in one of the passes described above."""
     out = []
     both = (PiecewiseLinear(), PiecewiseLinear(rational_division=True))
+    residues = PiecewiseLinear(floor_multiples=False)  # multiples of c kept as such: residues survive
     for u in nodes:
         if u.op in (Ops.CMPLT, Ops.CMPNE) and u.src[0].dtype is dtypes.i32 and not u.shape:
             for forms in both:
@@ -324,7 +336,53 @@ def decided_comparisons(nodes: Iterable[UOp]) -> list[tuple[UOp, bool]]:
                 if value is not None:
                     out.append((u, value))
                     break
+            else:
+                value = _decide_by_residues(residues, u)
+                if value is not None:
+                    out.append((u, value))
     return out
+
+
+def _decide_by_residues(base: PiecewiseLinear, u: UOp, limit: int = 4) -> bool | None:
+    """Split on the residue of a division's argument Z (`Z // c` or `Z % c` in u) when Z's form is a
+    pure MIN or pure MAX of forms that each have a residue modulo c: Z's value is one of its forms,
+    so when Z = r (mod c) it is the MIN (MAX) of the forms of residue r alone, and the division
+    is exact. u is decided if every residue decides it the same way."""
+    tried = 0
+    for d in u.toposort():
+        if d.op not in (Ops.FLOORDIV, Ops.FLOORMOD) or d.src[1].op is not Ops.CONST or d.src[1].arg <= 0:
+            continue
+        z, c = d.src[0], d.src[1].arg
+        if z.dtype is not dtypes.i32 or z.shape:
+            continue
+        x = base.form(z)
+        pure_min = len(x) == 1
+        if not pure_min and any(len(m) != 1 for m in x):
+            continue
+        forms = [f for m in x for f in m]
+        if any(k % c for f in forms for _, k in f[0]):
+            continue
+        residues = sorted({f[1] % c for f in forms})
+        if len(residues) < 2:
+            continue
+        tried += 1
+        values = set()
+        for r in residues:
+            chosen = [f for f in forms if f[1] % c == r]
+            case = PiecewiseLinear(floor_multiples=False)
+            case._atoms, case._bounds = dict(base._atoms), dict(base._bounds)  # z's form names them
+            if pure_min:
+                case._forms[z] = frozenset([frozenset(chosen)])
+            else:
+                case._forms[z] = frozenset(frozenset([f]) for f in chosen)
+            values.add(_decide(case, u))
+            if None in values or len(values) > 1:
+                break
+        if len(values) == 1 and None not in values:
+            return values.pop()
+        if tried >= limit:
+            return None
+    return None
 
 
 def _decide(forms: PiecewiseLinear, u: UOp) -> bool | None:
