@@ -135,6 +135,17 @@ def test_a_split_on_the_residue_of_a_pure_min_decides_what_each_case_decides_ali
     assert decided_comparisons([((m // 4) * 4).ne(m)]) == []
 
 
+def test_the_costlier_passes_take_small_comparisons_only():
+    # rational divisions decide (x + s + 15) // 8 - (x + s) // 8 < 3 for any s; past 500 nodes the
+    # comparison is left to the plain pass (a program of many deep comparisons stays linear)
+    def shifted(s):
+        return (x + s + 15) // 8 - (x + s) // 8 < 3
+
+    small, big = UOp.param(7), sum((UOp.param(10 + k) for k in range(300)), UOp.const(0))
+    assert decided_comparisons([shifted(small)]) == [(shifted(small), True)]
+    assert shifted(big).size > 500 and decided_comparisons([shifted(big)]) == []
+
+
 def test_past_the_bounds_a_term_is_an_atom_and_still_compares():
     wide = sum((UOp.param(k) for k in range(40)), UOp.const(0))  # 40 atoms: past _MAX_ATOMS
     assert decided_comparisons([wide < wide + 1]) == [(wide < wide + 1, True)]

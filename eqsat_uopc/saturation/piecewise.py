@@ -37,8 +37,9 @@ This is the Python rule `linear/piecewise-compare` of the `linear` family (no_ov
 distributions are identities of the mathematical integers). The runner asks `decided_comparisons`
 for the comparisons of a program and of its greedy seed and unions each decided one with its
 constant before saturating. Work is bounded (`_MAX_FORMS` linear forms per term, `_MAX_ATOMS`
-atoms per form, `_WORK` forms built per program): past a bound a term is an atom, which is sound,
-only weaker.
+atoms per form, `_WORK` forms built per program, the rational and residue passes only on
+comparisons of at most `_SMALL` nodes, `_SPLITS` residue cases per program): past a bound a term
+is an atom, or a comparison undecided, which is sound, only weaker.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ __all__ = ["PiecewiseLinear", "decided_comparisons"]
 _MAX_FORMS = 64  # linear forms in one normal form
 _MAX_ATOMS = 32  # atoms in one linear form
 _WORK = 200_000  # linear forms built per program
+_SPLITS = 64  # residue cases tried per program
+_SMALL = 500  # nodes of a comparison the rational and residue passes take at most
 
 Linear = tuple[tuple[tuple[int, int], ...], int]  # ((atom, coefficient) sorted by atom, constant)
 Form = frozenset[frozenset[Linear]]  # max over minima of linear forms
@@ -71,6 +74,7 @@ class PiecewiseLinear:
         self.rational_division = rational_division
         self.floor_multiples = floor_multiples
         self._forms: dict[UOp, Form] = {}
+        self._visited: set[UOp] = set()
         self._atoms: dict[tuple, int] = {}
         self._bounds: dict[int, tuple[int, int]] = {}  # atom -> [lo, hi], where known
         self._work = 0
@@ -110,7 +114,7 @@ class PiecewiseLinear:
         if sum(len(m) for m in reduced) > _MAX_FORMS:
             raise _TooBig
         kept = set(reduced)
-        for a in reduced:
+        for a in reduced if len(reduced) <= 32 else ():  # quadratic: only where forms stay small
             # min(a) <= min(b) when every form of b has one of a with the same terms below it
             if any(b != a and b in kept and _below(a, b) for b in reduced):
                 kept.discard(a)
@@ -154,14 +158,28 @@ class PiecewiseLinear:
         """The normal form of an int term (the term itself as an atom when nothing better is known)."""
         got = self._forms.get(u)
         if got is None:
-            for n in u.toposort():
-                if n not in self._forms and n.dtype is dtypes.i32 and not n.shape:
+            for n in self._unvisited(u):
+                if n.dtype is dtypes.i32 and not n.shape:
                     try:
                         self._forms[n] = self._compute(n) or self._atom(n)
                     except _TooBig:
                         self._forms[n] = self._atom(n)
             got = self._forms[u]
         return got
+
+    def _unvisited(self, root: UOp) -> list[UOp]:
+        """The nodes under root not visited by an earlier call, children first (a whole toposort per
+        comparison would make a program of many comparisons over one deep term quadratic)."""
+        order, seen, stack = [], self._visited, [(root, False)]
+        while stack:
+            n, expanded = stack.pop()
+            if expanded:
+                order.append(n)
+            elif n not in seen:
+                seen.add(n)
+                stack.append((n, True))
+                stack.extend((s, False) for s in reversed(n.src) if s not in seen)
+        return order
 
     def _atom(self, u: UOp) -> Form:
         return self._atom_of((u.op, u.arg, u.dtype, tuple(self._key(s) for s in u.src)), _bounds_of(u))
@@ -327,23 +345,35 @@ def decided_comparisons(nodes: Iterable[UOp]) -> list[tuple[UOp, bool]]:
     (under no_overflow): `a < b` and `a != b` where b's normal form is a's plus a constant, or
     where the atoms' bounds fix the sign of b - a, in one of the passes described above."""
     out = []
-    both = (PiecewiseLinear(), PiecewiseLinear(rational_division=True))
+    plain, rational = PiecewiseLinear(), PiecewiseLinear(rational_division=True)
     residues = PiecewiseLinear(floor_multiples=False)  # multiples of c kept as such: residues survive
+    splits = [_SPLITS]  # residue cases left to try in this program (each recomputes a subterm)
     for u in nodes:
         if u.op in (Ops.CMPLT, Ops.CMPNE) and u.src[0].dtype is dtypes.i32 and not u.shape:
-            for forms in both:
-                value = _decide(forms, u)
-                if value is not None:
-                    out.append((u, value))
-                    break
-            else:
-                value = _decide_by_residues(residues, u)
-                if value is not None:
-                    out.append((u, value))
+            value = _decide(plain, u)
+            if value is None and _at_most(u, _SMALL):  # the costlier passes: small comparisons only
+                value = _decide(rational, u)
+                if value is None:
+                    value = _decide_by_residues(residues, u, splits)
+            if value is not None:
+                out.append((u, value))
     return out
 
 
-def _decide_by_residues(base: PiecewiseLinear, u: UOp, limit: int = 4) -> bool | None:
+def _at_most(u: UOp, n: int) -> bool:
+    """Has u at most n distinct nodes? (stops counting past n)"""
+    seen, stack = {u}, [u]
+    while stack:
+        for s in stack.pop().src:
+            if s not in seen:
+                if len(seen) == n:
+                    return False
+                seen.add(s)
+                stack.append(s)
+    return True
+
+
+def _decide_by_residues(base: PiecewiseLinear, u: UOp, splits: list[int], limit: int = 4) -> bool | None:
     """Split on the residue of a division's argument Z (`Z // c` or `Z % c` in u) when Z's form is a
     pure MIN or pure MAX of forms that each have a residue modulo c: Z's value is one of its forms,
     so when Z = r (mod c) it is the MIN (MAX) of the forms of residue r alone, and the division
@@ -367,6 +397,9 @@ def _decide_by_residues(base: PiecewiseLinear, u: UOp, limit: int = 4) -> bool |
             continue
         tried += 1
         values = set()
+        if splits[0] < len(residues):
+            return None
+        splits[0] -= len(residues)
         for r in residues:
             chosen = [f for f in forms if f[1] % c == r]
             case = PiecewiseLinear(floor_multiples=False)
@@ -375,6 +408,7 @@ def _decide_by_residues(base: PiecewiseLinear, u: UOp, limit: int = 4) -> bool |
                 case._forms[z] = frozenset([frozenset(chosen)])
             else:
                 case._forms[z] = frozenset(frozenset([f]) for f in chosen)
+            case._visited.add(z)  # its form is the case's, not recomputed
             values.add(_decide(case, u))
             if None in values or len(values) > 1:
                 break
