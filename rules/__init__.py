@@ -12,6 +12,9 @@ reasons about mathematical integers (no intermediate result ever wraps), so a ru
 new constant with wraparound lives in `F_wraponly` and has an `F_exact` twin that fires only when
 the exact result is an int32: a wrapped constant would bring overflow into a term that had none,
 and the no_overflow rules applied to that term would then derive nonsense (True == False).
+A wrap rule that is a special case of a `F_noovf` rule (a power-of-two divisor, whose residues
+wraparound keeps) lives in `F_wrapcase`: under "no_overflow" the general rule finds the same
+matches, so running both would only search twice.
 Every rule carries `:name "family/rule"` and a `; lhs -> rhs` comment.
 
     >>> from eqsat_uopc.rules import RULE_SETS, rule_set
@@ -34,6 +37,7 @@ __all__ = [
     "EGG_TOKEN",
     "FAMILIES",
     "INT_SEMANTICS",
+    "MAINTAINED",
     "PYTHON_NO_OVERFLOW",
     "PYTHON_RULES",
     "RULESET_KINDS",
@@ -151,6 +155,13 @@ RULESET_KINDS: tuple[RulesetKind, ...] = (
     RulesetKind("_noovf", "no_overflow", "no_overflow", ("no_overflow",), "the same rule unguarded"),
     RulesetKind("_wraponly", "wrap", "wrap", ("wrap",), "computes a new constant with int32 wraparound"),
     RulesetKind(
+        "_wrapcase",
+        "wrap",
+        "wrap",
+        ("wrap",),
+        "a wrap rule that a _noovf rule of its family covers under no_overflow (so only wrap runs it)",
+    ),
+    RulesetKind(
         "_exact",
         "wrap",
         "wrap",
@@ -171,6 +182,9 @@ def runs_under(ruleset: str, int_semantics: str) -> bool:
     return int_semantics in ruleset_kind(ruleset).runs_under
 
 
+# the schema's ruleset that the runner runs after every iteration (saturation/terms.py); a family's
+# rules in it maintain relations the family's other rules match (digits' views)
+MAINTAINED = "bookkeeping"
 _RULE_RE = re.compile(r":ruleset\s+(\S+)\s+:name\s+\"([^\"]+)\"")
 # egglog's tokens: white space, a `;` comment, a string (escapes included), a parenthesis, an atom
 EGG_TOKEN = re.compile(r'\s+|;[^\n]*|"(?:[^"\\]|\\.)*"|[()]|[^\s()";]+')
@@ -269,7 +283,9 @@ def egglog_program(rs: RuleSet, int_semantics: str) -> tuple[str, tuple[tuple[st
     own, and the units to run.
 
     A unit is (egglog ruleset, rule name): one rule, or the two directions of a birewrite. The
-    runner's back-off scheduler bans and runs units one by one. A rule int_semantics does not run
+    runner's back-off scheduler bans and runs units one by one. Rules a family declares in the
+    `bookkeeping` ruleset (MAINTAINED: views of term shapes, which only add relation rows) are not
+    units: the runner runs them with the schema's bookkeeping after every iteration, never banned. A rule int_semantics does not run
     (a guarded twin under no_overflow, an unguarded one under wrap) is left out of the text: an
     engine is made per (rule set, int_semantics), and every rule it holds costs time in each
     program's egglog push and pop.
@@ -287,7 +303,9 @@ def egglog_program(rs: RuleSet, int_semantics: str) -> tuple[str, tuple[tuple[st
     for f in rs.families:
         for form in top_level_forms(FAMILIES[f].egg):
             m = _RULE_RE.search(form)
-            if m is None or runs_under(m.group(1), int_semantics):
+            if m is not None and m.group(1) == MAINTAINED:
+                texts.append(form)  # not a unit: the runner runs these after every iteration
+            elif m is None or runs_under(m.group(1), int_semantics):
                 texts.append(_RULE_RE.sub(one_ruleset, form))
     return "\n".join(texts), tuple(units)
 

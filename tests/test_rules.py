@@ -266,7 +266,6 @@ def test_declarations() -> None:
         "digits/lt-low-digit",
         "digits/mod-low-digit",
         "digits/mod-reduce-coefficient",
-        "digits/mod-reduce-negative-coefficient",
         "divisibility/add",
         "divisibility/mul",
         "divisibility/mul-const",

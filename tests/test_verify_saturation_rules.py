@@ -135,6 +135,26 @@ def test_offset_facts_are_claims_to_prove_and_hypotheses_to_use():
     assert (short.status, short.reason) == ("not_attempted", "relation atom (AtLeast c m)")
 
 
+def test_digit_views_are_claims_to_prove_and_hypotheses_to_use():
+    """DigitOf / RemOf / QuotOf (the digits family's views) claim the value of the term shape they
+    name, with positive divisors: a view rule must prove it, a rule that matches views may use it."""
+    view = '(rule ((= r (Mod t x (Int a))) (> a 0)) ((RemOf r x a 1)) :ruleset digits :name "v")'
+    assert verify_egg_rule(_one(view)).status == "proved"
+    unguarded = verify_egg_rule(_one(view.replace(" (> a 0)", "")))
+    assert unguarded.status == "refuted" and unguarded.counterexample["a"] <= 0
+    wrong_view = (
+        "(rule ((= d (Mul t (Mod t x (Int a)) (Int s))) (> a 0)) ((DigitOf d x a 1 s))"
+        ' :ruleset digits :name "w")'
+    )
+    assert verify_egg_rule(_one(wrong_view)).status == "refuted"
+    combine = (
+        "(rule ((= e (Add t d r)) (DigitOf d x a b a) (RemOf r x a 1) (= p (* a b)) (<= p 2147483647))"
+        ' ((union e (Mod t x (Int {m})))) :ruleset digits :name "c")'
+    )
+    assert verify_egg_rule(_one(combine.format(m="p"))).status in ("proved", "tested")
+    assert verify_egg_rule(_one(combine.format(m="b"))).status == "refuted"
+
+
 def test_a_sum_keeps_multiples_under_wraparound_only_for_powers_of_two():
     add = (
         '(rule ((AskMult x c){pow2} (= x (Add "i32" a b)) (Mult a c) (Mult b c)) ((Mult x c))'

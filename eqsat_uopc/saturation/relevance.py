@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from eqsat_uopc.ir.ops import Ops
-from eqsat_uopc.rules import EGG_TOKEN
+from eqsat_uopc.rules import EGG_TOKEN, MAINTAINED
 from eqsat_uopc.saturation.terms import CONST_CTORS, CTOR_OF
 
 __all__ = ["Trigger", "relevant_units", "unit_triggers", "uop_constructors"]
@@ -47,6 +47,8 @@ def unit_triggers(text: str) -> dict[str, tuple[Trigger, ...]]:
         if not form or form[0] not in ("rule", "rewrite", "birewrite") or ":ruleset" not in form:
             continue
         unit = form[form.index(":ruleset") + 1]
+        if unit == MAINTAINED:  # not a unit: run after every iteration, and it builds no constructor
+            continue
         if form[0] == "rule":
             ways = [(_ctors(form[1]), _ctors(form[2]))]
         else:

@@ -174,10 +174,17 @@ class Saturation:
         self.report.raise_time += time.perf_counter() - t
         return snap
 
-    def _size(self) -> tuple[int, int]:
-        """(e-nodes, e-classes) now: table sizes after the bookkeeping rules, no read-back."""
+    def _size(self, record: bool = True) -> tuple[int, int]:
+        """(e-nodes, e-classes) now: table sizes after the bookkeeping rules, no read-back. With
+        record, the matches of the families' rules in the bookkeeping ruleset (rules.MAINTAINED) go
+        to the report (the schema's own bookkeeping rules are unnamed)."""
         t = time.perf_counter()
-        self._eg.parse_and_run_program("(run bookkeeping 1)")
+        out = self._eg.parse_and_run_program("(run bookkeeping 1)")
+        if record:
+            matches = self.report.matches
+            for name, n in out[0].report.num_matches_per_rule.items():
+                if n and not name.startswith("("):
+                    matches[name] = matches.get(name, 0) + n
         sizes = dict(self._eg.parse_and_run_program("(print-size)")[0].sizes)
         self.report.raise_time += time.perf_counter() - t
         return sum(sizes.get(c, 0) for c in _OP_TABLES), sizes.get("Cls", 0)
@@ -305,11 +312,11 @@ class Saturation:
         t = time.perf_counter()
         self._engine.restart()
         self._load()
-        self._size()
+        self._size(record=False)
         for i in range(iterations):  # the run's steps that change the e-graph or the schedule, in order
             self._hold_back(i)
             self._iterate(record=False)
-            self._size()
+            self._size(record=False)
         rep.egglog_time, rep.fold_time, rep.lower_time, rep.raise_time = times
         rep.replay_time = time.perf_counter() - t
 

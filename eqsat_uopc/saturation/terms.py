@@ -123,6 +123,7 @@ def _schema() -> str:
     # (rows merge when classes do), so its size (print-size) is the number of e-classes; `ty` is
     # each e-class's type string, for rules that need an operand's type (CAST to its own dtype)
     # (and Const marks the e-classes that hold a scalar constant: a root there cannot get smaller)
+    # (a family may add rules of its own to this ruleset: views its other rules match, rules.MAINTAINED)
     lines += ["(relation Cls (Op))", "(function ty (Op) String :merge old)", "(relation Const (Op))"]
     lines += ["(ruleset bookkeeping)"]
     for k in _KINDS.values():

@@ -25,13 +25,54 @@ TYPES = ("i32", "bool", "f32")
 _BINARY = {"Add": Ops.ADD, "Mul": Ops.MUL, "Max": Ops.MAX, "Div": Ops.FLOORDIV, "Mod": Ops.FLOORMOD}
 _COMPARE = {"Lt": Ops.CMPLT, "Ne": Ops.CMPNE}
 _OPAQUE = {"Param", "Index", "Call", "Reduce", "Stack", "Reshape", "Expand", "Permute", "Shrink"}
-# the analyses' relations (declared in the schema, saturation/terms.py) over i32 terms and a last
-# i64: (how many terms, what a fact claims; None: a question, no claim). Mult x c: x is a multiple
-# of c; AtLeast b c m: b >= c + m.
-_RELATIONS = {
-    "Mult": (1, lambda v, c: z3.And(c > 0, v % c == 0)),
-    "AskMult": (1, None),
-    "AtLeast": (2, lambda b, c, m: b >= c + m),
+
+
+# the analyses' relations over i32 terms and i64 primitives: name -> (how many terms, how many
+# primitives, what a fact claims; None: a question, no claim). A claim is a function of the terms'
+# (value, defined) pairs, the primitives' values and `alu(op, *operands)` (the semantics' ALU on
+# (value, defined) pairs). Declared in the schema (saturation/terms.py): Mult x c, x is a multiple
+# of c; AtLeast b c m, b >= c + m. Declared by the digits family (views of a term shape, so that
+# the claim is the term's value): DigitOf d x a b s, d = ((x // a) % b) * s; RemOf r x a s,
+# r = (x % a) * s; QuotOf q x p m, q = (x // p) * m; each with positive divisors.
+def _is(term: tuple[Any, Any], built: tuple[Any, Any]) -> Any:
+    """A term variable is the value `built` (a (value, defined) pair): defined alike, equal where defined."""
+    (v, d), (bv, bd) = term, built
+    return z3.And(as_bool(d) == as_bool(bd), z3.Implies(as_bool(d), v == bv))
+
+
+def _k(v: Any) -> tuple[Any, Any]:
+    """A primitive as an always-defined operand."""
+    return v, True
+
+
+def _mult(t: list, p: list, alu: Any) -> Any:
+    return z3.Implies(as_bool(t[0][1]), z3.And(p[0] > 0, t[0][0] % p[0] == 0))
+
+
+def _at_least(t: list, p: list, alu: Any) -> Any:
+    return z3.Implies(z3.And(as_bool(t[0][1]), as_bool(t[1][1])), t[0][0] >= t[1][0] + p[0])
+
+
+def _digit_of(t: list, p: list, alu: Any) -> Any:
+    digit = alu(Ops.FLOORMOD, alu(Ops.FLOORDIV, t[1], _k(p[0])), _k(p[1]))
+    return z3.And(p[0] > 0, p[1] > 0, _is(t[0], alu(Ops.MUL, digit, _k(p[2]))))
+
+
+def _rem_of(t: list, p: list, alu: Any) -> Any:
+    return z3.And(p[0] > 0, _is(t[0], alu(Ops.MUL, alu(Ops.FLOORMOD, t[1], _k(p[0])), _k(p[1]))))
+
+
+def _quot_of(t: list, p: list, alu: Any) -> Any:
+    return z3.And(p[0] > 0, _is(t[0], alu(Ops.MUL, alu(Ops.FLOORDIV, t[1], _k(p[0])), _k(p[1]))))
+
+
+_RELATIONS: dict[str, tuple[int, int, Any]] = {
+    "Mult": (1, 1, _mult),
+    "AskMult": (1, 1, None),
+    "AtLeast": (2, 1, _at_least),
+    "DigitOf": (2, 3, _digit_of),
+    "RemOf": (2, 2, _rem_of),
+    "QuotOf": (2, 2, _quot_of),
 }
 
 
@@ -316,28 +357,36 @@ class Encoder:
             self._expect(typ, self.terms[var][2])
 
     def relation(self, atom: list) -> Any:
-        """A relation atom (Rel x... c) over i32 term variables and a primitive: what it claims
-        where the terms are defined."""
+        """A relation atom (Rel x... c...) over i32 term variables and primitives: what it claims."""
         head, args = atom[0], atom[1:]
-        terms, claim = _RELATIONS[head]
-        if len(args) != terms + 1 or any(not isinstance(a, str) or isinstance(a, Str) for a in args[:-1]):
+        terms, prims, claim = _RELATIONS[head]
+        if len(args) != terms + prims or any(
+            not isinstance(a, str) or isinstance(a, Str) for a in args[:terms]
+        ):
             raise NotEncodable(f"relation atom {show(atom)}")
-        *variables, k = args
-        values, defined = [], []
-        for var in variables:
+        operands = []
+        for var in args[:terms]:
             if var not in self.terms:
                 self.new_term(var, "i32")
             v, d, typ = self.terms[var]
             if typ != "i32":
                 raise IllTyped
-            values.append(v)
-            defined.append(as_bool(d))
-        if isinstance(k, str) and not isinstance(k, Str) and k not in self.prims:
-            kv, conds = self.prim_const(k, lhs=True, int_range=True)  # pinned like an (Int k) of the query
-        else:
-            kv, conds = self.prim(k)
-        self.hyps += conds
-        return True if claim is None else z3.Implies(z3.And(*defined), claim(*values, kv))
+            operands.append((v, d))
+        values = []
+        for k in args[terms:]:
+            if isinstance(k, str) and not isinstance(k, Str) and k not in self.prims:
+                kv, conds = self.prim_const(
+                    k, lhs=True, int_range=True
+                )  # pinned like an (Int k) of the query
+            else:
+                kv, conds = self.prim(k)
+            self.hyps += conds
+            values.append(kv)
+        return True if claim is None else claim(operands, values, self._alu)
+
+    def _alu(self, op: Ops, *operands: tuple[Any, Any]) -> tuple[Any, Any]:
+        """An i32 op of the rule's semantics on (value, defined) pairs."""
+        return self.domain.alu(None, op, dtypes.i32, dtypes.i32, list(operands))
 
     # -- query and actions
     def query(self, atom: Any) -> None:
