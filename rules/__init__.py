@@ -285,10 +285,10 @@ def egglog_program(rs: RuleSet, int_semantics: str) -> tuple[str, tuple[tuple[st
     A unit is (egglog ruleset, rule name): one rule, or the two directions of a birewrite. The
     runner's back-off scheduler bans and runs units one by one. Rules a family declares in the
     `bookkeeping` ruleset (MAINTAINED: views of term shapes, which only add relation rows) are not
-    units: the runner runs them with the schema's bookkeeping after every iteration, never banned. A rule int_semantics does not run
-    (a guarded twin under no_overflow, an unguarded one under wrap) is left out of the text: an
-    engine is made per (rule set, int_semantics), and every rule it holds costs time in each
-    program's egglog push and pop.
+    units: the runner runs them with the schema's bookkeeping after every iteration, never banned.
+    A rule int_semantics does not run (a guarded twin under no_overflow, an unguarded one under
+    wrap) is left out of the text: an engine is made per (rule set, int_semantics), and every rule
+    it holds costs time in each program's egglog push and pop.
     """
     texts, units = [], []
     counter = [0]

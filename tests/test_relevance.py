@@ -12,7 +12,7 @@ from eqsat_uopc.saturation.relevance import Trigger, relevant_units, unit_trigge
 x, y = UOp.param(0), UOp.param(1)
 
 TEXT = """
-(ruleset u0) (ruleset u1) (ruleset u2) (ruleset u3)
+(ruleset u0) (ruleset u1) (ruleset u2) (ruleset u3) (ruleset u4)
 ; a rule: its query needs Max and Add (constants are always there), its actions build Where and Lt
 (rule ((= e (Max "i32" (Add "i32" a (Int 1)) b)) (= l (lo a)))
       ((union e (Where "i32" (Lt "bool" a b) b a))) :ruleset u0 :name "t/rule")
@@ -22,6 +22,13 @@ TEXT = """
 (birewrite (Ne t a b) (Lt t a b) :ruleset u2 :name "t/birewrite")
 ; a rule on the interval functions only needs no constructor at all
 (rule ((= h (hi a))) ((set (lo a) h)) :ruleset u3 :name "t/analysis")
+; a view maintained by the bookkeeping (not a unit): two rules keep it, one on Mod and Mul, one on
+; Mod alone, so an atom of it needs Mod (what both need)
+(relation V (Op Op i64))
+(rule ((= r (Mul t (Mod t x (Int a)) (Int s)))) ((V r x a)) :ruleset bookkeeping :name "t/view-scaled")
+(rule ((= r (Mod t x (Int a)))) ((V r x 1)) :ruleset bookkeeping :name "t/view")
+; a rule on the view needs Add and, through the view, Mod
+(rule ((= e (Add t r b)) (V r x a)) ((union e (Max t r b))) :ruleset u4 :name "t/on-view")
 """
 
 
@@ -32,6 +39,7 @@ def test_each_unit_fires_by_the_constructors_its_query_needs():
         "u1": (Trigger(f({"Mul", "Div"}), f({"Add"})),),
         "u2": (Trigger(f({"Ne"}), f({"Lt"})), Trigger(f({"Lt"}), f({"Ne"}))),
         "u3": (Trigger(f(), f()),),
+        "u4": (Trigger(f({"Add", "Mod"}), f({"Max"})),),
     }
 
 
@@ -44,6 +52,8 @@ def test_each_unit_fires_by_the_constructors_its_query_needs():
         ({"Max"}, {"u3"}),  # u0 needs Add, which nothing here builds
         ({"Max", "Mul", "Div"}, {"u0", "u1", "u2", "u3"}),  # u1 builds Add, then u0 builds Lt for u2
         ({"Ne"}, {"u2", "u3"}),
+        ({"Add"}, {"u3"}),  # u4's view needs Mod
+        ({"Add", "Mod"}, {"u0", "u2", "u3", "u4"}),  # u4 builds Max for u0, which builds Lt for u2
     ],
 )
 def test_the_relevant_units_are_a_least_fixed_point(present, kept):

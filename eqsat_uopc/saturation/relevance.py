@@ -28,6 +28,7 @@ __all__ = ["Trigger", "relevant_units", "unit_triggers", "uop_constructors"]
 
 _UOP_CTORS = frozenset(CTOR_OF.values())
 _ALWAYS = frozenset(CONST_CTORS)
+_CTORS = _UOP_CTORS | _ALWAYS
 
 
 @dataclass(frozen=True)
@@ -41,18 +42,28 @@ class Trigger:
 def unit_triggers(text: str) -> dict[str, tuple[Trigger, ...]]:
     """Per egglog ruleset (a rule unit of `eqsat_uopc.rules.egglog_program`), how its rules fire: a
     `rule` by its query and actions, a `rewrite` by its left side (and `:when`) and right side, a
-    `birewrite` both ways round."""
+    `birewrite` both ways round. A query atom of a relation that rules of the bookkeeping ruleset
+    maintain (`rules.MAINTAINED`: views of term shapes) needs what every rule maintaining it needs."""
+    forms = [f for f in _forms(text) if f and f[0] in ("rule", "rewrite", "birewrite") and ":ruleset" in f]
+    views: dict[str, frozenset[str]] = {}  # maintained relation -> constructors every maintainer needs
+    for form in forms:
+        if form[0] == "rule" and form[form.index(":ruleset") + 1] == MAINTAINED:
+            for atom in form[2]:
+                if isinstance(atom, list) and atom and isinstance(atom[0], str):
+                    views[atom[0]] = views.get(atom[0], _ctors(form[1])) & _ctors(form[1])
+
+    def needs(tree: object) -> frozenset[str]:
+        return _ctors(tree).union(*(views[r] for r in _heads(tree) & views.keys()))
+
     out: dict[str, list[Trigger]] = {}
-    for form in _forms(text):
-        if not form or form[0] not in ("rule", "rewrite", "birewrite") or ":ruleset" not in form:
-            continue
+    for form in forms:
         unit = form[form.index(":ruleset") + 1]
         if unit == MAINTAINED:  # not a unit: run after every iteration, and it builds no constructor
             continue
         if form[0] == "rule":
-            ways = [(_ctors(form[1]), _ctors(form[2]))]
+            ways = [(needs(form[1]), _ctors(form[2]))]
         else:
-            when = _ctors(form[form.index(":when") + 1]) if ":when" in form else frozenset()
+            when = needs(form[form.index(":when") + 1]) if ":when" in form else frozenset()
             lhs, rhs = _ctors(form[1]), _ctors(form[2])
             ways = [(lhs | when, rhs)] + ([(rhs | when, lhs)] if form[0] == "birewrite" else [])
         out.setdefault(unit, []).extend(Trigger(n - _ALWAYS, b - _ALWAYS) for n, b in ways)
@@ -82,12 +93,17 @@ def uop_constructors(ops: set[Ops]) -> frozenset[str]:
 
 def _ctors(tree: object) -> frozenset[str]:
     """The UOp constructors applied anywhere in an S-expression."""
+    return _heads(tree) & _CTORS
+
+
+def _heads(tree: object) -> frozenset[str]:
+    """The heads of every atom in an S-expression."""
     found: set[str] = set()
     stack = [tree]
     while stack:
         t = stack.pop()
         if isinstance(t, list):
-            if t and isinstance(t[0], str) and t[0] in _UOP_CTORS | _ALWAYS:
+            if t and isinstance(t[0], str):
                 found.add(t[0])
             stack.extend(t)
     return frozenset(found)

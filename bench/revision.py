@@ -1,0 +1,157 @@
+"""`optimize` now against an earlier revision of this repository, interleaved in the same run.
+
+    .venv/bin/python bench/revision.py 3c48f5d^            # 100 index + 150 Caviar expressions
+    .venv/bin/python bench/revision.py HEAD~5 --index 300 --caviar 0
+
+A question a ratio between two rule sets of today's code cannot answer is whether a change made
+the tool slower than it was: "speed per program not worse than before the new families" compares
+with the code before them, engine and all. This script checks the revision out with `git archive`
+into a temporary directory and runs two worker processes side by side, one on that tree and one on
+this one, each with its engines warm; the expressions alternate between them, so that load on the
+shared machine falls on both alike. Each worker builds the expressions from its own corpus module
+(the generated index expressions with `seed=0`, unbounded, as every revision has them; the bundled
+Caviar expressions; the tinygrad capture, when the revision has it): a program whose text differs
+between the two trees is reported and left out.
+
+Printed: per corpus, the median and mean `optimize` time (default rule set and settings,
+`no_overflow`, DAG size) of each tree and their ratios (now / then), and how many results are
+smaller or larger now. Run it from a clone with history (`git` must be on the PATH).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPORA = ("index", "caviar", "capture")
+
+# runs in each tree: reads "corpus index" lines, answers "seconds size program-hash"
+WORKER = """
+import hashlib, sys, time
+from eqsat_uopc import optimize
+from eqsat_uopc.corpus import caviar_dev, index_expressions
+programs = {
+    "index": [e.program for e in index_expressions(int(sys.argv[1]), seed=0)],
+    "caviar": [e.program for e in caviar_dev()],
+}
+try:  # the tinygrad capture is younger than the other corpora
+    from eqsat_uopc.corpus import tinygrad_capture
+    programs["capture"] = [e.program for e in tinygrad_capture()]
+except ImportError:
+    programs["capture"] = []
+print(len(programs["capture"]), flush=True)
+for corpus in programs.values():  # warm the engines off the clock
+    if corpus:
+        optimize(corpus[0], "dag_size", int_semantics="no_overflow")
+print("ready", flush=True)
+for line in sys.stdin:
+    corpus, i = line.split()
+    p = programs[corpus][int(i)]
+    t = time.perf_counter()
+    r = optimize(p, "dag_size", int_semantics="no_overflow")
+    dt = time.perf_counter() - t
+    print(dt, len(r.program.toposort()), hashlib.md5(str(p).encode()).hexdigest(), flush=True)
+"""
+
+
+class Worker:
+    """One tree's worker process."""
+
+    def __init__(self, tree: Path, index: int):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", WORKER, str(index)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=tree,
+            env={**os.environ, "PYTHONPATH": str(tree)},
+        )
+        line = self.proc.stdout.readline().strip()
+        if not line.isdigit():
+            raise SystemExit(f"the worker in {tree} did not start (see its error above)")
+        self.captured = int(line)  # the tinygrad capture's size in that tree (0: it has none)
+        if self.proc.stdout.readline().strip() != "ready":
+            raise SystemExit(f"the worker in {tree} did not start (see its error above)")
+
+    def run(self, corpus: str, i: int) -> tuple[float, int, str]:
+        self.proc.stdin.write(f"{corpus} {i}\n")
+        self.proc.stdin.flush()
+        seconds, size, digest = self.proc.stdout.readline().split()
+        return float(seconds), int(size), digest
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def check_out(revision: str, into: Path) -> None:
+    """The tree of revision in `into`, its rules importable as `eqsat_uopc.rules` (the package
+    maps them from `rules/` when installed, and the worker runs it uninstalled)."""
+    archive = subprocess.run(["git", "archive", revision], cwd=ROOT, capture_output=True, check=False)
+    if archive.returncode != 0:
+        raise SystemExit(f"git archive {revision}: {archive.stderr.decode().strip()}")
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    rules, link = into / "rules", into / "eqsat_uopc" / "rules"
+    if rules.is_dir() and not link.exists():
+        link.symlink_to(rules, target_is_directory=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("revision", help="the earlier revision (anything `git archive` takes)")
+    ap.add_argument("--index", type=int, default=100, help="generated index expressions (default 100)")
+    ap.add_argument("--caviar", type=int, default=150, help="Caviar expressions sampled (default 150)")
+    ap.add_argument("--capture", type=int, default=150, help="tinygrad capture expressions (default 150)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        then_tree = Path(tmp)
+        check_out(args.revision, then_tree)
+        workers = {"then": Worker(then_tree, args.index), "now": Worker(ROOT, args.index)}
+        captured = min(w.captured for w in workers.values())
+        if args.capture and not captured:
+            print(f"   {args.revision} has no tinygrad capture: that corpus is left out")
+        jobs = [("index", i) for i in range(args.index)]
+        jobs += [("caviar", i) for i in sorted(random.Random(0).sample(range(1303), args.caviar))]
+        if captured:
+            picked = random.Random(0).sample(range(captured), min(args.capture, captured))
+            jobs += [("capture", i) for i in sorted(picked)]
+        times = {w: {c: [] for c in CORPORA} for w in workers}
+        sizes = {c: [0, 0] for c in CORPORA}  # smaller now, larger now
+        differ = []
+        for corpus, i in jobs:
+            out = {name: w.run(corpus, i) for name, w in workers.items()}
+            if out["then"][2] != out["now"][2]:
+                differ.append(f"{corpus}/{i}")
+                continue
+            for name in workers:
+                times[name][corpus].append(out[name][0])
+            sizes[corpus][0] += out["now"][1] < out["then"][1]
+            sizes[corpus][1] += out["now"][1] > out["then"][1]
+        for w in workers.values():
+            w.close()
+    print(f"optimize (default rules, no_overflow, DAG size): this tree against {args.revision}, interleaved")
+    for corpus in CORPORA:
+        then, now = times["then"][corpus], times["now"][corpus]
+        if not now:
+            continue
+        print(
+            f"   {corpus:7s} {len(now):4d} expressions: then median {statistics.median(then) * 1e3:6.1f} ms,"
+            f" mean {statistics.mean(then) * 1e3:6.1f}; now median {statistics.median(now) * 1e3:6.1f} ms,"
+            f" mean {statistics.mean(now) * 1e3:6.1f}; now / then: median"
+            f" {statistics.median(now) / statistics.median(then):.2f}x, mean"
+            f" {statistics.mean(now) / statistics.mean(then):.2f}x;"
+            f" results smaller now {sizes[corpus][0]}, larger now {sizes[corpus][1]}"
+        )
+    if differ:
+        print(f"   left out (the program differs between the trees): {', '.join(differ[:10])}")
+
+
+if __name__ == "__main__":
+    main()
