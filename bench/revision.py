@@ -124,6 +124,7 @@ def main() -> None:
             jobs += [("capture", i) for i in sorted(picked)]
         times = {w: {c: [] for c in CORPORA} for w in workers}
         sizes = {c: [0, 0] for c in CORPORA}  # smaller now, larger now
+        larger: list[str] = []
         differ = []
         for corpus, i in jobs:
             out = {name: w.run(corpus, i) for name, w in workers.items()}
@@ -134,6 +135,8 @@ def main() -> None:
                 times[name][corpus].append(out[name][0])
             sizes[corpus][0] += out["now"][1] < out["then"][1]
             sizes[corpus][1] += out["now"][1] > out["then"][1]
+            if out["now"][1] > out["then"][1]:
+                larger.append(f"{corpus}/{i} ({out['then'][1]} -> {out['now'][1]} nodes)")
         for w in workers.values():
             w.close()
     print(f"optimize (default rules, no_overflow, DAG size): this tree against {args.revision}, interleaved")
@@ -149,6 +152,8 @@ def main() -> None:
             f" {statistics.mean(now) / statistics.mean(then):.2f}x;"
             f" results smaller now {sizes[corpus][0]}, larger now {sizes[corpus][1]}"
         )
+    if larger:
+        print(f"   larger now: {', '.join(larger)}")
     if differ:
         print(f"   left out (the program differs between the trees): {', '.join(differ[:10])}")
 
