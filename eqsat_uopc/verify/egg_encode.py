@@ -27,13 +27,6 @@ _COMPARE = {"Lt": Ops.CMPLT, "Ne": Ops.CMPNE}
 _OPAQUE = {"Param", "Index", "Call", "Reduce", "Stack", "Reshape", "Expand", "Permute", "Shrink"}
 
 
-# the analyses' relations over i32 terms and i64 primitives: name -> (how many terms, how many
-# primitives, what a fact claims; None: a question, no claim). A claim is a function of the terms'
-# (value, defined) pairs, the primitives' values and `alu(op, *operands)` (the semantics' ALU on
-# (value, defined) pairs). Declared in the schema (saturation/terms.py): Mult x c, x is a multiple
-# of c; AtLeast b c m, b >= c + m. Declared by the digits family (views of a term shape, so that
-# the claim is the term's value): DigitOf d x a b s, d = ((x // a) % b) * s; RemOf r x a s,
-# r = (x % a) * s; QuotOf q x p m, q = (x // p) * m; each with positive divisors.
 def _is(term: tuple[Any, Any], built: tuple[Any, Any]) -> Any:
     """A term variable is the value `built` (a (value, defined) pair): defined alike, equal where defined."""
     (v, d), (bv, bd) = term, built
@@ -66,6 +59,13 @@ def _quot_of(t: list, p: list, alu: Any) -> Any:
     return z3.And(p[0] > 0, _is(t[0], alu(Ops.MUL, alu(Ops.FLOORDIV, t[1], _k(p[0])), _k(p[1]))))
 
 
+# the analyses' relations over i32 terms and i64 primitives: name -> (how many terms, how many
+# primitives, what a fact claims; None: a question, no claim). A claim is a function of the terms'
+# (value, defined) pairs, the primitives' values and `alu(op, *operands)` (the semantics' ALU on
+# (value, defined) pairs). Declared in the schema (saturation/terms.py): Mult x c, x is a multiple
+# of c; AtLeast b c m, b >= c + m. Declared by the digits family (views of a term shape, so that
+# the claim is the term's value): DigitOf d x a b s, d = ((x // a) % b) * s; RemOf r x a s,
+# r = (x % a) * s; QuotOf q x p m, q = (x // p) * m; each with positive divisors.
 _RELATIONS: dict[str, tuple[int, int, Any]] = {
     "Mult": (1, 1, _mult),
     "AskMult": (1, 1, None),
@@ -375,9 +375,8 @@ class Encoder:
         values = []
         for k in args[terms:]:
             if isinstance(k, str) and not isinstance(k, Str) and k not in self.prims:
-                kv, conds = self.prim_const(
-                    k, lhs=True, int_range=True
-                )  # pinned like an (Int k) of the query
+                # a new primitive is pinned like an (Int k) of the query
+                kv, conds = self.prim_const(k, lhs=True, int_range=True)
             else:
                 kv, conds = self.prim(k)
             self.hyps += conds
