@@ -187,7 +187,7 @@ class Saturation:
                     matches[name] = matches.get(name, 0) + n
         sizes = dict(self._eg.parse_and_run_program("(print-size)")[0].sizes)
         self.report.raise_time += time.perf_counter() - t
-        return sum(sizes.get(c, 0) for c in _OP_TABLES), sizes.get("Cls", 0)
+        return sum(sizes.get(c, 0) for c in _OP_TABLES), sizes.get("ty", 0)
 
     def _run(self, start: float) -> None:
         rep = self.report

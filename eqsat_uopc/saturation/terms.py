@@ -119,19 +119,19 @@ def _schema() -> str:
     # relational analyses the rule families share (so that a rule may use two of them): Mult x c, x is
     # a multiple of c; AskMult x c, the question; AtLeast b c m, b >= c + m
     lines += ["(relation Mult (Op i64))", "(relation AskMult (Op i64))", "(relation AtLeast (Op Op i64))"]
-    # bookkeeping, run after every iteration: Cls holds one row per e-class that has a UOp e-node
-    # (rows merge when classes do), so its size (print-size) is the number of e-classes; `ty` is
-    # each e-class's type string, for rules that need an operand's type (CAST to its own dtype)
+    # bookkeeping, run after every iteration: `ty` is each e-class's type string, for rules that need
+    # an operand's type (CAST to its own dtype); it has one row per e-class that has a UOp e-node
+    # (rows merge when classes do), so its size (print-size) is also the number of e-classes
     # (and Const marks the e-classes that hold a scalar constant: a root there cannot get smaller)
     # (a family may add rules of its own to this ruleset: views its other rules match, rules.MAINTAINED)
-    lines += ["(relation Cls (Op))", "(function ty (Op) String :merge old)", "(relation Const (Op))"]
+    lines += ["(function ty (Op) String :merge old)", "(relation Const (Op))"]
     lines += ["(ruleset bookkeeping)"]
     for k in _KINDS.values():
         term = f"({k.ctor} t {_LOADER_VARS[k.fields]})"
-        lines.append(f"(rule ((= e {term})) ((Cls e) (set (ty e) t)) :ruleset bookkeeping)")
+        lines.append(f"(rule ((= e {term})) ((set (ty e) t)) :ruleset bookkeeping)")
     for c in CONST_CTORS:
         t = {"Int": "i32", "Bool": "bool"}.get(c, "f32")
-        lines.append(f'(rule ((= e ({c} v))) ((Cls e) (set (ty e) "{t}") (Const e)) :ruleset bookkeeping)')
+        lines.append(f'(rule ((= e ({c} v))) ((set (ty e) "{t}") (Const e)) :ruleset bookkeeping)')
     # loaders
     lines += [f"(relation {name} ({sig}))" for name, sig in _LOADER_SIG.items()]
     lines += [
