@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from eqsat_uopc.semantics.int_semantics import INT_SEMANTICS
 
@@ -47,8 +48,10 @@ __all__ = [
     "Rule",
     "RuleSet",
     "RulesetKind",
+    "Str",
     "egglog_program",
     "load_family",
+    "read_sexprs",
     "register_family",
     "resolve_rule_set",
     "rule_set",
@@ -308,6 +311,36 @@ def egglog_program(rs: RuleSet, int_semantics: str) -> tuple[str, tuple[tuple[st
             elif m is None or runs_under(m.group(1), int_semantics):
                 texts.append(_RULE_RE.sub(one_ruleset, form))
     return "\n".join(texts), tuple(units)
+
+
+class Str(str):
+    """A string literal of an egglog text (a type string), as opposed to a symbol."""
+
+
+def read_sexprs(text: str) -> list[Any]:
+    """The top-level S-expressions of an egglog text as nested lists: symbols as str, string
+    literals as Str, integers as int (comments dropped). Raises ValueError when unbalanced."""
+    stack: list[list[Any]] = [[]]
+    for m in EGG_TOKEN.finditer(text):
+        tok = m.group(0)
+        if tok[0].isspace() or tok[0] == ";":
+            continue
+        if tok == "(":
+            stack.append([])
+        elif tok == ")":
+            if len(stack) == 1:
+                raise ValueError(f"unbalanced ')' at offset {m.start()}")
+            done = stack.pop()
+            stack[-1].append(done)
+        elif tok[0] == '"':
+            stack[-1].append(Str(tok[1:-1]))
+        elif re.fullmatch(r"-?\d+", tok):
+            stack[-1].append(int(tok))
+        else:
+            stack[-1].append(tok)
+    if len(stack) != 1:
+        raise ValueError("unbalanced '(' at the end of the text")
+    return stack[0]
 
 
 def top_level_forms(text: str) -> list[str]:

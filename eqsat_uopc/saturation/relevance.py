@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from eqsat_uopc.ir.ops import Ops
-from eqsat_uopc.rules import EGG_TOKEN, MAINTAINED
+from eqsat_uopc.rules import MAINTAINED, read_sexprs
 from eqsat_uopc.saturation.terms import CONST_CTORS, CTOR_OF
 
 __all__ = ["Trigger", "relevant_units", "unit_triggers", "uop_constructors"]
@@ -44,7 +44,9 @@ def unit_triggers(text: str) -> dict[str, tuple[Trigger, ...]]:
     `rule` by its query and actions, a `rewrite` by its left side (and `:when`) and right side, a
     `birewrite` both ways round. A query atom of a relation that rules of the bookkeeping ruleset
     maintain (`rules.MAINTAINED`: views of term shapes) needs what every rule maintaining it needs."""
-    forms = [f for f in _forms(text) if f and f[0] in ("rule", "rewrite", "birewrite") and ":ruleset" in f]
+    forms = [
+        f for f in read_sexprs(text) if f and f[0] in ("rule", "rewrite", "birewrite") and ":ruleset" in f
+    ]
     views: dict[str, frozenset[str]] = {}  # maintained relation -> constructors every maintainer needs
     for form in forms:
         if form[0] == "rule" and form[form.index(":ruleset") + 1] == MAINTAINED:
@@ -107,21 +109,3 @@ def _heads(tree: object) -> frozenset[str]:
                 found.add(t[0])
             stack.extend(t)
     return frozenset(found)
-
-
-def _forms(text: str) -> list[list]:
-    """The top-level S-expressions of an egglog text as nested lists of atoms (comments dropped)."""
-    forms: list[list] = []
-    stack: list[list] = []
-    for m in EGG_TOKEN.finditer(text):
-        tok = m.group(0)
-        if tok.isspace() or tok.startswith(";"):
-            continue
-        if tok == "(":
-            stack.append([])
-        elif tok == ")":
-            done = stack.pop()
-            (stack[-1] if stack else forms).append(done)
-        elif stack:
-            stack[-1].append(tok)
-    return forms

@@ -1,4 +1,4 @@
-"""Reading egglog rule text: S-expressions, and each rule as query atoms and actions.
+"""Reading egglog rule text: each rule as query atoms and actions (`rules.read_sexprs` reads the text).
 
 `parse_egg_rules(text)` returns one `EggRule` per `(rule ...)` and `(rewrite ...)`, and two per
 `(birewrite ...)` (the second named "<name> (reversed)"). A rewrite is read as the rule
@@ -9,45 +9,12 @@ recognised; the ruleset's suffix gives the semantics a rule is proved under
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from eqsat_uopc.rules import EGG_TOKEN, ruleset_kind
+from eqsat_uopc.rules import Str, read_sexprs, ruleset_kind
 
 __all__ = ["EggRule", "Str", "parse_egg_rules", "show"]
-
-
-class Str(str):
-    """A string literal of the egglog text (a type string), as opposed to a symbol."""
-
-
-# ---------------------------------------------------------------------------
-# reading the text
-
-
-def _sexprs(text: str) -> list[Any]:
-    stack: list[list[Any]] = [[]]
-    for m in EGG_TOKEN.finditer(text):
-        tok = m.group(0)
-        if tok[0].isspace() or tok[0] == ";":
-            continue
-        if tok == "(":
-            stack.append([])
-        elif tok == ")":
-            if len(stack) == 1:
-                raise ValueError(f"unbalanced ')' at offset {m.start()}")
-            done = stack.pop()
-            stack[-1].append(done)
-        elif tok[0] == '"':
-            stack[-1].append(Str(tok[1:-1]))
-        elif re.fullmatch(r"-?\d+", tok):
-            stack[-1].append(int(tok))
-        else:
-            stack[-1].append(tok)
-    if len(stack) != 1:
-        raise ValueError("unbalanced '(' at the end of the text")
-    return stack[0]
 
 
 def show(x: Any) -> str:
@@ -94,7 +61,7 @@ def _options(form: list[Any], start: int) -> dict[str, Any]:
 def parse_egg_rules(text: str) -> list[EggRule]:
     """The rules of an egglog program (rewrite, birewrite in both directions, rule)."""
     out = []
-    for form in _sexprs(text):
+    for form in read_sexprs(text):
         if not isinstance(form, list) or not form or form[0] not in ("rewrite", "birewrite", "rule"):
             continue
         opts = _options(form, 3)
