@@ -59,6 +59,11 @@ class SaturationReport:
     matches: dict[str, int] = field(default_factory=dict)  # rule name -> matches over the run
     rules_pruned: int = 0  # rule units left out: their queries can never match (prune_rules, relevance.py)
 
+    def count_matches(self, counts: dict[str, int]) -> None:
+        """Add a step's matches per rule name to the run's."""
+        for name, n in counts.items():
+            self.matches[name] = self.matches.get(name, 0) + n
+
     @property
     def final_enodes(self) -> int:
         """E-nodes of the e-graph the run ended with (the one extraction sees)."""

@@ -181,10 +181,8 @@ class Saturation:
         t = time.perf_counter()
         out = self._eg.parse_and_run_program("(run bookkeeping 1)")
         if record:
-            matches = self.report.matches
-            for name, n in out[0].report.num_matches_per_rule.items():
-                if n and not name.startswith("("):
-                    matches[name] = matches.get(name, 0) + n
+            counts = out[0].report.num_matches_per_rule.items()
+            self.report.count_matches({name: n for name, n in counts if n and not name.startswith("(")})
         sizes = dict(self._eg.parse_and_run_program("(print-size)")[0].sizes)
         self.report.raise_time += time.perf_counter() - t
         return sum(sizes.get(c, 0) for c in _OP_TABLES), sizes.get("ty", 0)
@@ -276,8 +274,7 @@ class Saturation:
             changed = report.updated
             sched.record(report.num_matches_per_rule)
             if record:
-                for name, n in report.num_matches_per_rule.items():
-                    rep.matches[name] = rep.matches.get(name, 0) + n
+                rep.count_matches(report.num_matches_per_rule)
         if self._fold.active:
             snap = self._read()
             t = time.perf_counter()
@@ -287,8 +284,7 @@ class Saturation:
                 self._snapshot = None
             rep.fold_time += time.perf_counter() - t
             if record:
-                for name, k in self._fold.matches.items():
-                    rep.matches[name] = rep.matches.get(name, 0) + k
+                rep.count_matches(self._fold.matches)
             self._fold.matches.clear()
         return changed
 
