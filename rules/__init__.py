@@ -49,6 +49,7 @@ __all__ = [
     "RuleSet",
     "RulesetKind",
     "Str",
+    "egglog_forms",
     "egglog_program",
     "load_family",
     "read_sexprs",
@@ -57,7 +58,6 @@ __all__ = [
     "rule_set",
     "ruleset_kind",
     "runs_under",
-    "top_level_forms",
 ]
 
 
@@ -293,24 +293,34 @@ def egglog_program(rs: RuleSet, int_semantics: str) -> tuple[str, tuple[tuple[st
     wrap) is left out of the text: an engine is made per (rule set, int_semantics), and every rule
     it holds costs time in each program's egglog push and pop.
     """
-    texts, units = [], []
-    counter = [0]
+    forms, units = egglog_forms(rs, int_semantics)
+    return "\n".join(f for f, _ in forms), units
+
+
+def egglog_forms(
+    rs: RuleSet, int_semantics: str
+) -> tuple[tuple[tuple[str, str | None], ...], tuple[tuple[str, str], ...]]:
+    """`egglog_program` form by form: each top-level form with the unit it belongs to (a rule, or
+    the `(ruleset u)` declaring its unit; None for a declaration every engine parses, and for the
+    bookkeeping's rules), and the units."""
+    forms: list[tuple[str, str | None]] = []
+    units: list[tuple[str, str]] = []
 
     def one_ruleset(m: re.Match) -> str:
-        unit = f"u{counter[0]}"
-        counter[0] += 1
-        texts.append(f"(ruleset {unit})")
+        unit = f"u{len(units)}"
+        forms.append((f"(ruleset {unit})", unit))
         units.append((unit, m.group(2)))
         return f':ruleset {unit} :name "{m.group(2)}"'
 
     for f in rs.families:
-        for form in top_level_forms(FAMILIES[f].egg):
+        for form in _top_level_forms(FAMILIES[f].egg):
             m = _RULE_RE.search(form)
-            if m is not None and m.group(1) == MAINTAINED:
-                texts.append(form)  # not a unit: the runner runs these after every iteration
-            elif m is None or runs_under(m.group(1), int_semantics):
-                texts.append(_RULE_RE.sub(one_ruleset, form))
-    return "\n".join(texts), tuple(units)
+            if m is None or m.group(1) == MAINTAINED:  # the bookkeeping's rules run after every iteration
+                forms.append((form, None))
+            elif runs_under(m.group(1), int_semantics):
+                form = _RULE_RE.sub(one_ruleset, form)
+                forms.append((form, units[-1][0]))
+    return tuple(forms), tuple(units)
 
 
 class Str(str):
@@ -343,7 +353,7 @@ def read_sexprs(text: str) -> list[Any]:
     return stack[0]
 
 
-def top_level_forms(text: str) -> list[str]:
+def _top_level_forms(text: str) -> list[str]:
     """The source text of each top-level S-expression of an egglog text (comments between them
     dropped)."""
     forms, depth, start = [], 0, 0

@@ -21,13 +21,12 @@ programs it runs.
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
 
 from egglog import bindings
 
-from eqsat_uopc.rules import FAMILIES, RuleSet, egglog_program, top_level_forms
+from eqsat_uopc.rules import FAMILIES, RuleSet, egglog_forms
 from eqsat_uopc.saturation.relevance import Trigger, relevant_units, unit_triggers
 from eqsat_uopc.saturation.terms import SCHEMA
 
@@ -141,22 +140,10 @@ def _program(rule_set: RuleSet, int_semantics: str) -> _Program:
     key = engine_key(rule_set, int_semantics)
     program = _PROGRAMS.get(key)
     if program is None:
-        text, units = egglog_program(rule_set, int_semantics)
-        names = {u for u, _ in units}
-        forms = tuple((f, u if (u := _unit_of(f)) in names else None) for f in top_level_forms(text))
+        forms, units = egglog_forms(rule_set, int_semantics)
+        text = "\n".join(f for f, _ in forms)
         program = _PROGRAMS[key] = _Program(text, units, forms, unit_triggers(text))
     return program
-
-
-def _unit_of(form: str) -> str | None:
-    """The unit a top-level form belongs to: the ruleset a rule is in, or the one a `(ruleset u)` declares."""
-    if form.startswith("(ruleset "):
-        return form[len("(ruleset ") : -1]
-    m = _RULESET_OF.search(form)
-    return m.group(1) if m else None
-
-
-_RULESET_OF = re.compile(r":ruleset\s+(\S+)")
 
 
 def relevant(rule_set: RuleSet, int_semantics: str, present: frozenset[str]) -> frozenset[str]:
