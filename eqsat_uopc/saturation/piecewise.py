@@ -207,10 +207,9 @@ class PiecewiseLinear:
             and _floor_multiple(u)
             and _residue(f[src[0].src[0]], src[0].src[1].arg) is None
         ):
-            # (x // c) * (k * c) = k * (x - x % c), the remainder an atom in [0, c - 1] (that of x % c)
+            # (x // c) * (k * c) = k * (x - x % c)
             x, c = src[0].src
-            key = (Ops.FLOORMOD, None, u.dtype, (self._key(x), self._key(c)))
-            return self.scale(self.add(f[x], self._atom_of(key, (0, c.arg - 1), -1)), src[1].arg // c.arg)
+            return self._floored(x, c, src[1].arg // c.arg)
         if op is Ops.MUL:
             for a, b in ((0, 1), (1, 0)):
                 k = _constant_of(f[src[b]])
@@ -233,15 +232,19 @@ class PiecewiseLinear:
             if r is None:
                 if op is Ops.FLOORMOD or not self.rational_division:
                     return None
-                # x // c = (x - x % c) / c: rational coefficients, the remainder an atom in [0, c - 1]
-                key = (Ops.FLOORMOD, None, u.dtype, (self._key(src[0]), self._key(src[1])))
-                return self.scale(self.add(x, self._atom_of(key, (0, c - 1), -1)), Fraction(1, c))
+                # x // c = (x - x % c) / c: rational coefficients
+                return self._floored(src[0], src[1], Fraction(1, c))
             if op is Ops.FLOORMOD:
                 return self.constant(r)
             return self._normal(
                 [self._linear({a: k // c for a, k in t}, (d - r) // c) for t, d in m] for m in x
             )
         return None
+
+    def _floored(self, x: UOp, c: UOp, factor: int | Fraction) -> Form:
+        """(x - x % c) * factor, the remainder an atom in [0, c - 1] (the atom of the term x % c)."""
+        key = (Ops.FLOORMOD, None, x.dtype, (self._key(x), self._key(c)))
+        return self.scale(self.add(self._forms[x], self._atom_of(key, (0, c.arg - 1), -1)), factor)
 
     def sign(self, a: UOp, b: UOp) -> int | None:
         """1 when b - a > 0 for every input, -1 when b - a <= 0 for every input, from the bounds of
