@@ -120,19 +120,37 @@ def test_an_undone_iteration_leaves_exactly_the_e_graph_of_the_kept_ones(monkeyp
         assert s.extract().program is kept.extract().program
 
 
-def test_hold_back_keeps_banned_a_returning_rule_whose_matches_would_not_fit():
+def _two_banned_units() -> BackoffScheduler:
     s = BackoffScheduler.of((("r_a", "a"), ("r_b", "b")), match_limit=10, ban_length=2)
-    s.record({"a=>": 30, "a<=": 20, "b": 11, "c": 99})  # a (50) and b (11) banned until iteration 3
+    s.record({"a=>": 30, "a<=": 20, "b": 11, "c": 99}, 100)  # a (50) and b (11) banned until iteration 3
     assert s.active() == ("r_a", "r_b")  # all banned: a ban never stalls a run
-    s.record({})
-    s.record({})
+    s.record({}, 100)
+    s.record({}, 100)
     assert s.iteration == 3 and s.any_returning
-    s.hold_back(room=20)  # a matched 50 times when it was banned: more than the 20 e-nodes left
+    return s
+
+
+def test_hold_back_keeps_banned_a_returning_rule_whose_matches_would_not_fit():
+    s = _two_banned_units()
+    s.hold_back(room=20, size=100)  # a matched 50 times when it was banned: more than the 20 e-nodes left
     assert s.active() == ("r_b",) and s.any_returning and s.only_held
     assert [(u.name, u.times_banned, u.banned_until, u.held) for u in s.units] == [
         ("a", 1, 3 + 1 + (2 << 1), True),
         ("b", 1, 3, False),
     ]
+
+
+def test_hold_back_forecasts_matches_with_the_square_of_the_growth_since_the_ban():
+    s = _two_banned_units()
+    s.hold_back(room=60, size=100)  # the same e-graph size: 50 and 11 matches fit in 60
+    assert s.active() == ("r_a", "r_b") and not s.any_banned
+    s = _two_banned_units()
+    s.hold_back(room=60, size=200)  # twice the e-nodes: a forecast at 50 * 4 = 200, b at 44
+    assert s.active() == ("r_b",)
+    assert [(u.name, u.held) for u in s.units] == [("a", True), ("b", False)]
+    s = _two_banned_units()
+    s.hold_back(room=60, size=50)  # a smaller e-graph than at the ban forecasts no fewer matches
+    assert s.active() == ("r_a", "r_b")
 
 
 def test_a_rule_whose_matches_would_not_fit_in_the_budget_is_held_back(monkeypatch):
@@ -147,12 +165,45 @@ def test_a_rule_whose_matches_would_not_fit_in_the_budget_is_held_back(monkeypat
         None,
     )
     assert held.report.enodes[-1] == 6_280
-    monkeypatch.setattr(BackoffScheduler, "hold_back", lambda self, room: None)
+    monkeypatch.setattr(BackoffScheduler, "hold_back", lambda self, room, size: None)
     let_in = saturate(p, int_semantics="no_overflow")
     assert (let_in.report.rolled_back, let_in.report.overshoot, let_in.report.enodes[-1]) == (
         True,
         1_076_540,
         6_152,
+    )
+    assert held.extract().program is let_in.extract().program
+
+
+def test_the_forecast_of_a_returning_rule_grows_with_the_e_graph(monkeypatch):
+    """mul-assoc, banned after 2,097 matches in a 228-e-node e-graph, came back on 6,927 e-nodes and
+    matched 1,690,002 times: 3,386,931 e-nodes, undone, and the run stopped. Forecast with the square
+    of the growth (about 1.9 million) it is held back; the same program, in half the time."""
+    p = index_expressions(56, seed=0)[55].program
+    held = saturate(p, int_semantics="no_overflow")
+    report = held.report
+    assert (report.stop_reason, report.rolled_back, report.iterations, report.enodes[-1]) == (
+        "node_budget",
+        False,
+        13,
+        6_927,
+    )
+    assert [
+        (u.matches_at_ban, u.size_at_ban) for u in held._scheduler.units if u.name == "comm_assoc/mul-assoc"
+    ] == [(2_097, 228)]
+
+    def unforecast(self, room, size):  # the matches at the ban alone
+        for u in self._returning():
+            if u.matches_at_ban > room:
+                self._ban(u)
+                u.held = True
+
+    monkeypatch.setattr(BackoffScheduler, "hold_back", unforecast)
+    let_in = saturate(p, int_semantics="no_overflow")
+    assert (let_in.report.rolled_back, let_in.report.overshoot, let_in.report.iterations) == (
+        True,
+        3_386_931,
+        10,
     )
     assert held.extract().program is let_in.extract().program
 

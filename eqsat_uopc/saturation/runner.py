@@ -7,8 +7,8 @@ e-graph's size. An iteration that leaves more e-nodes than the budget is undone 
 to a checkpoint taken before a risky iteration, else the run's egglog commands replayed on a clean
 e-graph: egglog is deterministic; both give the kept e-graph exactly) and the run stops with
 "node_budget": the e-graph extraction sees never has more than `node_budget` e-nodes. A banned
-rule whose last matches exceed the room the budget has left is held back rather than let in to
-overshoot (scheduler.py); a run that then changes nothing but for those rules also stops with
+rule whose forecast matches (scheduler.py: its matches at the ban, grown with the e-graph) exceed
+the room the budget has left is held back rather than let in to overshoot; a run that then changes nothing but for those rules also stops with
 "node_budget" (not rolled back). The run also
 stops when an iteration changes nothing and no rule is banned ("saturated"), after `iter_limit`
 iterations, when the root's e-class holds a constant (checked before the first iteration too: the
@@ -227,7 +227,8 @@ class Saturation:
     def _hold_back(self, iteration: int) -> None:
         """Before `iteration` (0-based), hold back the banned rules whose matches would not fit in the
         room the budget had left then: the run and its replay make the same decisions from the same sizes."""
-        self._scheduler.hold_back(self.report.node_budget - self.report.enodes[iteration])
+        size = self.report.enodes[iteration]
+        self._scheduler.hold_back(self.report.node_budget - size, size)
 
     def _checkpoint_if_risky(self) -> tuple[list, int] | None:
         """Save the e-graph before an iteration that may overshoot the node budget, so that undoing it
@@ -272,7 +273,7 @@ class Saturation:
             rep.egglog_time += time.perf_counter() - t
             report = out[0].report
             changed = report.updated
-            sched.record(report.num_matches_per_rule)
+            sched.record(report.num_matches_per_rule, rep.enodes[sched.iteration])
             if record:
                 rep.count_matches(report.num_matches_per_rule)
         if self._fold.active:
