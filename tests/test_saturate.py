@@ -109,12 +109,23 @@ def _add_chain(n: int) -> UOp:
     return acc
 
 
-def test_node_budget_is_a_promise() -> None:
+def test_node_budget_is_a_promise(monkeypatch) -> None:
+    from eqsat_uopc.saturation.scheduler import BackoffScheduler
+
     p = _add_chain(16)
+    # associativity, forecast to overshoot, is held back: the run stops before it would
+    held = saturate(p, rules="ac", node_budget=2_000, iter_limit=50).report
+    assert (held.stop_reason, held.rolled_back, held.enodes) == (
+        StopReason.NODE_BUDGET,
+        False,
+        [31, 74, 286, 414, 414],
+    )
+    # let in, it overshoots, and the iteration is undone
+    monkeypatch.setattr(BackoffScheduler, "hold_back", lambda self, room, size: None)
     s = saturate(p, rules="ac", node_budget=2_000, iter_limit=50)
     rep = s.report
     assert rep.stop_reason == StopReason.NODE_BUDGET
-    assert rep.rolled_back and rep.overshoot > 2_000
+    assert rep.rolled_back and rep.overshoot == 2_136
     assert max(rep.enodes) <= 2_000
     assert s.egraph.validate().num_enodes == rep.enodes[-1] <= 2_000
     assert len(rep.enodes) == rep.iterations + 1
@@ -253,8 +264,9 @@ def test_back_off_is_tunable_and_contains_the_associativity_blow_up():
     from eqsat_uopc.pipeline.experiments import add_chain
 
     chain = add_chain(10)
-    banned = saturate(chain, rules="ac", node_budget=300_000, iter_limit=6).report
-    lax = saturate(chain, rules="ac", node_budget=300_000, iter_limit=6, match_limit=10**9).report
+    # a budget the forecast of the growth (hold_back) never binds: only the bans differ
+    banned = saturate(chain, rules="ac", node_budget=10**7, iter_limit=6).report
+    lax = saturate(chain, rules="ac", node_budget=10**7, iter_limit=6, match_limit=10**9).report
     assert banned.enodes == [19, 44, 160, 1014, 8743, 12306, 12306]  # bans stop the growth
     assert lax.enodes == [19, 44, 160, 1014, 8743, 41038, 57533]  # no bans: it keeps growing
     with pytest.raises(SaturationError, match=r"^match_limit must be positive, got 0$"):

@@ -6,11 +6,11 @@ egg's BackoffScheduler), then the Python folding step (fold.py); after it the ru
 e-graph's size. An iteration that leaves more e-nodes than the budget is undone (an egglog pop
 to a checkpoint taken before a risky iteration, else the run's egglog commands replayed on a clean
 e-graph: egglog is deterministic; both give the kept e-graph exactly) and the run stops with
-"node_budget": the e-graph extraction sees never has more than `node_budget` e-nodes. A banned
-rule whose forecast matches (scheduler.py: its matches at the ban, grown with the e-graph) exceed
-the room the budget has left is held back rather than let in to overshoot; a run that then changes nothing but for those rules also stops with
-"node_budget" (not rolled back). The run also
-stops when an iteration changes nothing and no rule is banned ("saturated"), after `iter_limit`
+"node_budget": the e-graph extraction sees never has more than `node_budget` e-nodes. A rule
+whose forecast matches (scheduler.py: its matches when it last ran, grown with the e-graph) exceed
+the room the budget has left is held back rather than let in to overshoot; a run that then changes
+nothing but for those rules also stops with "node_budget" (not rolled back). The run also stops
+when an iteration changes nothing and no rule is banned ("saturated"), after `iter_limit`
 iterations, when the root's e-class holds a constant (checked before the first iteration too: the
 greedy seed often is one), or when `time_limit` seconds have passed (checked between iterations:
 egglog cannot be interrupted). egglog runs on one thread; with the e-graph read back in egglog's

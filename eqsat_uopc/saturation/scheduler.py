@@ -7,9 +7,9 @@ whose matches in an iteration exceed `match_limit << times_banned` is banned for
 often while the others keep going. egglog's seminaive evaluation remembers where each rule stopped,
 so a unit let back in sees every fact added while it was banned. The runner holds back a unit
 whose matches would not fit in the node budget (`hold_back`) rather than let it overshoot; it
-forecasts them from the matches that banned the unit, grown with the square of the e-graph's growth
-since (the rules that explode match a pattern nested in its own operator, whose matches are the
-forms of a class times the forms of its child's).
+forecasts them from the unit's matches the last time it ran, grown with the square of the
+e-graph's growth since (the rules that explode match a pattern nested in its own operator, whose
+matches are the forms of a class times the forms of its child's).
 
 This is the runner's own scheduler rather than egglog's `back-off` (egglog-experimental's
 `run-with`), which on a 16-leaf ADD chain under associativity left rows whose children are not
@@ -30,8 +30,8 @@ class _Unit:
     name: str
     times_banned: int = 0
     banned_until: int = 0
-    matches_at_ban: int = 0  # its matches in the iteration that banned it last
-    size_at_ban: int = 1  # the e-nodes the e-graph had when that iteration started
+    last_matches: int = 0  # its matches the last time it ran (the iteration that banned it, if banned)
+    last_size: int = 1  # the e-nodes the e-graph had when that iteration started
     held: bool = False  # kept banned for the node budget (hold_back), not for its own matches
 
 
@@ -63,9 +63,8 @@ class BackoffScheduler:
         for u in self.units:
             if u.banned_until > self.iteration:
                 continue
-            if per_name.get(u.name, 0) > self.match_limit << u.times_banned:
-                u.matches_at_ban = per_name[u.name]
-                u.size_at_ban = max(size, 1)
+            u.last_matches, u.last_size = per_name.get(u.name, 0), max(size, 1)
+            if u.last_matches > self.match_limit << u.times_banned:
                 u.held = False
                 self._ban(u)
                 u.times_banned += 1
@@ -76,8 +75,8 @@ class BackoffScheduler:
         u.banned_until = self.iteration + 1 + (self.ban_length << u.times_banned)
 
     def _returning(self) -> list[_Unit]:
-        """The units whose ban ends with this iteration."""
-        return [u for u in self.units if u.times_banned and u.banned_until == self.iteration]
+        """The units whose ban (for their matches or held back) ends with this iteration."""
+        return [u for u in self.units if 0 < u.banned_until == self.iteration]
 
     @property
     def any_banned(self) -> bool:
@@ -89,21 +88,21 @@ class BackoffScheduler:
         return bool(self._returning())
 
     def hold_back(self, room: int, size: int) -> None:
-        """Keep banned, for another ban length, each unit coming back this iteration whose forecast
-        matches exceed `room`, the e-nodes the budget has left; `size` is the e-nodes now.
+        """Keep banned, or ban, for a ban length, each unit that would run this iteration (coming back
+        or still active) whose forecast matches exceed `room`, the e-nodes the budget has left;
+        `size` is the e-nodes now.
 
         egg's scheduler drops a rule's matches when there are too many, before applying them; egglog
         applies every match it finds, so the choice has to be made before the iteration. The
-        forecast is the unit's matches in the iteration that banned it, times the square of the
-        e-graph's growth since: associativity and distribution, the units that come back to blow an
-        e-graph up, match a pattern nested in its own operator, and the classes on both levels grow
-        (a returning `mul-assoc` matched 1,690,002 times in a 6,927-node e-graph, against a few
-        thousand when it was banned at 1,451). A unit that would overshoot the budget is undone with
-        its whole iteration and ends the run: holding it back loses nothing and lets the other
-        rules go on.
+        forecast is the unit's matches the last time it ran, times the square of the e-graph's
+        growth since: associativity and distribution, the units that blow an e-graph up, match a
+        pattern nested in its own operator, and the classes on both levels grow (a returning
+        `mul-assoc` matched 1,690,002 times in a 6,927-node e-graph, against 2,097 when it was
+        banned at 228). A unit that would overshoot the budget is undone with its whole iteration
+        and ends the run: holding it back loses nothing and lets the other rules go on.
         """
-        for u in self._returning():
-            if u.matches_at_ban * max(size / u.size_at_ban, 1.0) ** 2 > room:
+        for u in self.units:
+            if u.banned_until <= self.iteration and u.last_matches * max(size / u.last_size, 1.0) ** 2 > room:
                 self._ban(u)
                 u.held = True
 
