@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/revision.py 3c48f5d^            # 100 index, 150 Caviar, 150 capture
     .venv/bin/python bench/revision.py HEAD~5 --index 300 --caviar 0 --capture 0
+    .venv/bin/python bench/revision.py 3c48f5d^ --untimed-pass   # every expression once, untimed, first
 
 A question a ratio between two rule sets of today's code cannot answer is whether a change made
 the tool slower than it was: "speed per program not worse than before the new families" compares
@@ -13,8 +14,9 @@ over a run of this length, as a user would see it: the engines a revision with r
 per set of constructors when first needed, engines retired and remade after 100 programs, and the
 slowdown of a revision that does not retire them (egglog's pop leaves state behind: its engine
 gets slower with every program). So the ratios depend on the run's length: with an untimed pass
-over the same expressions first, against `3c48f5d^` (which does not retire engines), index went
-from 1.5x to 1.09x and Caviar from 0.64x to 0.37x.
+over the same expressions first (`--untimed-pass`: both trees run every expression once before
+the timed pass), against `3c48f5d^` (which does not retire engines), index went from 1.5x to
+1.09x and Caviar from 0.64x to 0.37x.
 Each worker builds the expressions from its own corpus module (the generated index expressions
 with `seed=0`, unbounded, as every revision has them; the bundled Caviar expressions; the tinygrad
 capture, when the revision has it): a program whose text differs between the two trees is
@@ -116,6 +118,9 @@ def main() -> None:
     ap.add_argument("--index", type=int, default=100, help="generated index expressions (default 100)")
     ap.add_argument("--caviar", type=int, default=150, help="Caviar expressions sampled (default 150)")
     ap.add_argument("--capture", type=int, default=150, help="tinygrad capture expressions (default 150)")
+    ap.add_argument(
+        "--untimed-pass", action="store_true", help="run every expression once in both trees before timing"
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         then_tree = Path(tmp)
@@ -132,6 +137,10 @@ def main() -> None:
         smaller = dict.fromkeys(CORPORA, 0)
         larger: dict[str, list[str]] = {c: [] for c in CORPORA}
         differ = []
+        if args.untimed_pass:
+            for corpus, i in jobs:
+                for w in workers.values():
+                    w.run(corpus, i)
         for corpus, i in jobs:
             out = {name: w.run(corpus, i) for name, w in workers.items()}
             if out["then"][2] != out["now"][2]:
@@ -144,7 +153,9 @@ def main() -> None:
                 larger[corpus].append(f"{corpus}/{i} ({out['then'][1]} -> {out['now'][1]} nodes)")
         for w in workers.values():
             w.close()
-    print(f"optimize (default rules, no_overflow, DAG size): this tree against {args.revision}, interleaved")
+    first = ", after an untimed pass" if args.untimed_pass else ""
+    against = f"this tree against {args.revision}{first}, interleaved"
+    print(f"optimize (default rules, no_overflow, DAG size): {against}")
     for corpus in CORPORA:
         then, now = times["then"][corpus], times["now"][corpus]
         if not now:

@@ -225,7 +225,7 @@ class Saturation:
                 return
 
     def _hold_back(self, iteration: int) -> None:
-        """Before `iteration` (0-based), hold back the banned rules whose matches would not fit in the
+        """Before `iteration` (0-based), hold back the rules whose forecast matches would not fit in the
         room the budget had left then: the run and its replay make the same decisions from the same sizes."""
         size = self.report.enodes[iteration]
         self._scheduler.hold_back(self.report.node_budget - size, size)
