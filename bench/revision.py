@@ -16,7 +16,9 @@ slowdown of a revision that does not retire them (egglog's pop leaves state behi
 gets slower with every program). So the ratios depend on the run's length: with an untimed pass
 over the same expressions first (`--untimed-pass`: both trees run every expression once before
 the timed pass), against `3c48f5d^` (which does not retire engines), index went from 1.5x to
-1.09x and Caviar from 0.64x to 0.37x.
+1.09x and Caviar from 0.64x to 0.37x. To compare two revisions at the same engine age, keep a
+run to at most 100 expressions (`--index 100 --caviar 0 --capture 0`): this tree retires an
+engine after 100 programs.
 Each worker builds the expressions from its own corpus module (the generated index expressions
 with `seed=0`, unbounded, as every revision has them; the bundled Caviar expressions; the tinygrad
 capture, when the revision has it): a program whose text differs between the two trees is
