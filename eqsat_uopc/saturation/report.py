@@ -36,7 +36,8 @@ class SaturationReport:
     that iteration (whose size is `overshoot`) was undone, so the e-graph is the one after
     `iterations`; undoing (a pop to a checkpoint, or a replay of the kept iterations on a clean
     e-graph) took `replay_time`. A run also stops on "node_budget", not rolled back, when nothing
-    changes but for rules held back because their matches would not fit in the budget.
+    changes but for rules held back because their forecast matches would not fit in the budget
+    (scheduler.py): such a run can end well below `node_budget` e-nodes.
     """
 
     rules: str
