@@ -49,17 +49,18 @@ def unit_triggers(text: str) -> dict[str, tuple[Trigger, ...]]:
     ]
     views: dict[str, frozenset[str]] = {}  # maintained relation -> constructors every maintainer needs
     for form in forms:
-        if form[0] == "rule" and form[form.index(":ruleset") + 1] == MAINTAINED:
+        if form[0] == "rule" and _ruleset(form) == MAINTAINED:
+            query = _ctors(form[1])
             for atom in form[2]:
                 if isinstance(atom, list) and atom and isinstance(atom[0], str):
-                    views[atom[0]] = views.get(atom[0], _ctors(form[1])) & _ctors(form[1])
+                    views[atom[0]] = views.get(atom[0], query) & query
 
     def needs(tree: object) -> frozenset[str]:
         return _ctors(tree).union(*(views[r] for r in _heads(tree) & views.keys()))
 
     out: dict[str, list[Trigger]] = {}
     for form in forms:
-        unit = form[form.index(":ruleset") + 1]
+        unit = _ruleset(form)
         if unit == MAINTAINED:  # not a unit: run after every iteration, and it builds no constructor
             continue
         if form[0] == "rule":
@@ -91,6 +92,11 @@ def relevant_units(triggers: dict[str, tuple[Trigger, ...]], present: frozenset[
 def uop_constructors(ops: set[Ops]) -> frozenset[str]:
     """The egglog constructors of a set of UOp ops (CONST has none of its own: constants are always in)."""
     return frozenset(CTOR_OF[op] for op in ops if op in CTOR_OF)
+
+
+def _ruleset(form: list) -> str:
+    """The ruleset a rule form names with `:ruleset`."""
+    return form[form.index(":ruleset") + 1]
 
 
 def _ctors(tree: object) -> frozenset[str]:
