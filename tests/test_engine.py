@@ -210,6 +210,9 @@ def test_the_forecast_of_a_rule_grows_with_the_e_graph(monkeypatch):
     )
     mul_assoc = [u for u in held._scheduler.units if u.name == "comm_assoc/mul-assoc"]
     assert [(u.last_matches, u.last_size, u.held) for u in mul_assoc] == [(2_097, 228, True)]
+    # the rules still held back when it stopped, with their forecasts on its 1,311 e-nodes
+    assert report.held_back == {"reassociation/mul-const-const": 16_201, "comm_assoc/mul-assoc": 69_332}
+    assert round(2_097 * (1_311 / 228) ** 2) == 69_332
 
     def unforecast(self, room, size):  # only returning units, on their matches at the ban alone
         for u in self.units:

@@ -9,7 +9,8 @@ costlier than that one: optimize never does worse than the greedy engine.
 A saturation that stops at its node budget or iteration limit has usually spent the budget on
 associativity around terms that a cheaper equivalent no longer has. optimize then pulses, as
 Caviar does: it saturates again from the program it just extracted, with a fresh budget, while
-each pulse's result is strictly cheaper than its start (at most `config.pulses` saturations).
+each pulse's result is strictly cheaper than its start (at most `config.pulses` saturations),
+and while a new pulse may find more (`_may_improve`).
 Each pulse is sound for the program it starts from, so the result is equivalent to the input,
 and the cost only falls, so it is never costlier than greedy's either.
 """
@@ -22,9 +23,7 @@ from typing import Any
 from eqsat_uopc.extract import Extraction, cost_of
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.saturation import SaturationConfig, StopReason, resolve_config, saturate
-
-_PULSE_AGAIN = (StopReason.NODE_BUDGET, StopReason.ITER_LIMIT)
+from eqsat_uopc.saturation import SaturationConfig, SaturationReport, StopReason, resolve_config, saturate
 
 __all__ = ["optimize"]
 
@@ -56,7 +55,7 @@ def optimize(
         pulses.append(result)
         if (
             len(pulses) == config.pulses
-            or result.report.stop_reason not in _PULSE_AGAIN
+            or not _may_improve(result.report)
             or result.program.op is Ops.CONST
             or result.cost >= cost_of(start, config.cost)
         ):
@@ -65,3 +64,21 @@ def optimize(
     if len(pulses) == 1:
         return result
     return dataclasses.replace(result, info={**result.info, "pulses": tuple(pulses)})
+
+
+def _may_improve(report: SaturationReport) -> bool:
+    """Can a new pulse, with the whole budget free, find more than the run of `report`? Not after it
+    saturated, found a constant or ran out of time; yes after its iteration limit or an iteration
+    rolled back for the budget. After a run that stopped holding rules back (their forecast matches
+    exceeded the room left), only if it was held for want of room: one of them would fit in a whole
+    budget, or the run had used more than half of it. A rule whose forecast exceeds the whole
+    budget, held with most of the budget free, is held again by a pulse that grows to the same
+    e-graph: on 100 generated index expressions such pulses were a third of all and changed no result.
+    """
+    if report.stop_reason is StopReason.ITER_LIMIT or report.rolled_back:
+        return True
+    if report.stop_reason is not StopReason.NODE_BUDGET:
+        return False
+    return 2 * report.final_enodes > report.node_budget or any(
+        f <= report.node_budget for f in report.held_back.values()
+    )

@@ -37,7 +37,8 @@ class SaturationReport:
     `iterations`; undoing (a pop to a checkpoint, or a replay of the kept iterations on a clean
     e-graph) took `replay_time`. A run also stops on "node_budget", not rolled back, when nothing
     changes but for rules held back because their forecast matches would not fit in the budget
-    (scheduler.py): such a run can end well below `node_budget` e-nodes.
+    (scheduler.py): such a run can end well below `node_budget` e-nodes, and `held_back` names
+    those rules with their forecast matches.
     """
 
     rules: str
@@ -58,6 +59,7 @@ class SaturationReport:
     rolled_back: bool = False
     overshoot: int | None = None
     matches: dict[str, int] = field(default_factory=dict)  # rule name -> matches over the run
+    held_back: dict[str, int] = field(default_factory=dict)  # rule name -> forecast matches (see above)
     rules_pruned: int = 0  # rule units left out: their queries can never match (prune_rules, relevance.py)
 
     def count_matches(self, counts: dict[str, int]) -> None:

@@ -219,6 +219,7 @@ class Saturation:
                 return
             if size == before and not changed and self._scheduler.only_held:  # saturated but for the budget
                 rep.stop_reason = StopReason.NODE_BUDGET
+                rep.held_back = self._scheduler.held_forecasts(size[0])
                 return
             if self.config.stop_at_constant and self._root_is_constant():
                 rep.stop_reason = StopReason.CONSTANT

@@ -35,6 +35,11 @@ class _Unit:
     held: bool = False  # kept banned for the node budget (hold_back), not for its own matches
 
 
+def _forecast(u: _Unit, size: int) -> int:
+    """u's matches if it ran on `size` e-nodes: its last matches grown with the square of the growth."""
+    return round(u.last_matches * max(size / u.last_size, 1.0) ** 2)
+
+
 @dataclass
 class BackoffScheduler:
     units: list[_Unit]
@@ -102,9 +107,13 @@ class BackoffScheduler:
         and ends the run: holding it back loses nothing and lets the other rules go on.
         """
         for u in self.units:
-            if u.banned_until <= self.iteration and u.last_matches * max(size / u.last_size, 1.0) ** 2 > room:
+            if u.banned_until <= self.iteration and _forecast(u, size) > room:
                 self._ban(u)
                 u.held = True
+
+    def held_forecasts(self, size: int) -> dict[str, int]:
+        """The units held back now, by rule name, with their forecast matches on `size` e-nodes."""
+        return {u.name: _forecast(u, size) for u in self.units if u.held and u.banned_until > self.iteration}
 
     @property
     def only_held(self) -> bool:
