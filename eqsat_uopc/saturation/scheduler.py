@@ -107,7 +107,7 @@ class BackoffScheduler:
         and ends the run: holding it back loses nothing and lets the other rules go on.
         """
         for u in self.units:
-            if u.banned_until <= self.iteration and _forecast(u, size) > room:
+            if u.banned_until <= self.iteration and u.last_matches and _forecast(u, size) > room:
                 self._ban(u)
                 u.held = True
 
