@@ -19,6 +19,7 @@ from eqsat_uopc.semantics.values import bind_params, same_value
 
 if TYPE_CHECKING:
     from eqsat_uopc.ir.examples import Example
+    from eqsat_uopc.saturation import SaturationReport
 
 __all__ = ["main"]
 
@@ -188,13 +189,23 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
         r = p.report
         which = "" if len(pulses) == 1 else f", pulse {k} of {len(pulses)}"
         print(
-            f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations; "
+            f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations{_held(r)}; "
             f"{r.rules_pruned} rules left out (they cannot fire); e-nodes per iteration {r.enodes}; "
             f"lowering {r.lower_time:.3f} s, egglog {r.egglog_time:.3f} s, "
             f"folding {r.fold_time:.3f} s, read-back {r.raise_time:.3f} s; extraction {p.seconds:.3f} s "
             f"({p.extractor}, cost {p.cost:g})"
         )
     return 0
+
+
+def _held(report: SaturationReport) -> str:
+    """The rules a run held back for the node budget, with their forecast matches (the first three)."""
+    if not report.held_back:
+        return ""
+    ranked = sorted(report.held_back.items(), key=lambda kv: kv[1])
+    shown = ", ".join(f"{name} ({n:,} matches forecast)" for name, n in ranked[:3])
+    more = f" and {len(ranked) - 3} more" if len(ranked) > 3 else ""
+    return f", holding back {shown}{more}"
 
 
 def _cmd_show(args: argparse.Namespace) -> int:

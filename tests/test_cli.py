@@ -87,7 +87,7 @@ def test_optimize_reports_every_pulse(tmp_path, capsys):
 
     left_out = saturate(index_expressions(16, seed=7)[15].program, node_budget=500).report.rules_pruned
     assert left_out > 100
-    assert f"iterations; {left_out} rules left out (they cannot fire); e-nodes" in pulses[0]
+    assert f"; {left_out} rules left out (they cannot fire); e-nodes" in pulses[0]
     assert pulses[1].endswith(", cost 9)")
     assert main(["optimize", str(path), "--node-budget", "500", "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
@@ -173,3 +173,26 @@ def test_every_setting_is_an_option_and_budget_is_an_alias(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["optimize", str(EXAMPLES / "call_sq.uir"), "--seed-greedy", "maybe"])
     assert exit_.value.code == 2 and "expected yes or no, got 'maybe'" in capsys.readouterr().err
+
+
+def test_optimize_names_the_rules_a_run_held_back_for_the_budget(tmp_path, capsys):
+    from eqsat_uopc.cli import _held
+    from eqsat_uopc.corpus import index_expressions
+    from eqsat_uopc.ir.uir import to_uir
+    from eqsat_uopc.saturation import SaturationReport
+
+    path = tmp_path / "index83.uir"
+    path.write_text(to_uir(index_expressions(100, seed=0)[83].program))
+    assert main(["optimize", str(path), "--int-semantics", "no_overflow"]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line.startswith(
+        "# saturation: node_budget after 10 iterations, holding back comm_assoc/mul-assoc "
+        "(44,396 matches forecast); "
+    )
+    report = SaturationReport("default", "wrap", 100, 30, 5.0)
+    assert _held(report) == ""
+    report.held_back = {"a": 500, "b": 120, "c": 9_000, "d": 130}
+    assert _held(report) == (
+        ", holding back b (120 matches forecast), d (130 matches forecast), "
+        "a (500 matches forecast) and 1 more"
+    )
