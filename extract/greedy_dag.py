@@ -153,8 +153,9 @@ class _CountedChoice:
                 stack.extend(children[choice[k]])
         return False
 
-    def try_switch(self, c: int, n: int) -> bool:
-        """Choose e-node n for class c if that lowers the DAG cost and stays acyclic; else undo."""
+    def try_switch(self, c: int, n: int, neutral: bool = False) -> bool:
+        """Choose e-node n for class c if that lowers the DAG cost (or, with neutral, keeps it) and
+        stays acyclic; else undo."""
         children, node_cost = self.problem.node_children, self.problem.node_cost
         old = self.choice[c]
         mark = len(self.log)
@@ -165,7 +166,8 @@ class _CountedChoice:
             delta += self._inc(ch)
         for ch in dict.fromkeys(children[old]):
             delta -= self._dec(ch)
-        if delta < -1e-9 * max(1.0, abs(self.total)) and not self._reaches_itself(c):
+        eps = 1e-9 * max(1.0, abs(self.total))
+        if (delta < -eps or (neutral and delta <= eps)) and not self._reaches_itself(c):
             self.total += delta
             self.log.clear()
             return True
@@ -177,8 +179,14 @@ def improve_choice(problem: ExtractionProblem, choice: dict[int, int], max_passe
     """Hill climbing on a DAG choice: switch one e-class to another e-node while that lowers the DAG cost.
 
     A switch is kept only if it lowers the cost and leaves the choice acyclic (checked by a search
-    from the switched e-class); otherwise it is undone. E-classes are visited in first-visit order
-    from the roots and e-nodes in e-class order, so the result is deterministic.
+    from the switched e-class); otherwise it is undone. Once no switch lowers the cost, a second
+    round of passes also takes switches that keep it (each e-class at most once): sharing often
+    needs two switches of which only the second pays, as `x + 2` for `x + -2` under a `% 4`, and
+    then `x < 2` for `1 < x` sharing its constant. The second round starts from the first one's
+    optimum and never raises the cost; afterwards every sidestep that did not pay is undone (an
+    equal-cost switch back), so that ties keep the first choice (`x + 2`, not `2 + x`). E-classes
+    are visited in first-visit order from the roots and e-nodes in e-class order, so the result is
+    deterministic.
     """
     choice = dict(choice)
     if any(r not in choice for r in problem.roots):
@@ -186,16 +194,29 @@ def improve_choice(problem: ExtractionProblem, choice: dict[int, int], max_passe
     children = problem.node_children
     counted = _CountedChoice(problem, choice)
     usable = [all(ch in choice for ch in kids) for kids in children]
-    for _ in range(max_passes):
-        improved = False
-        for c in problem.needed(choice):
+    sidestepped: dict[int, int] = {}  # e-class switched once at equal cost -> its e-node before
+    for sidestep in (False, True):
+        for _ in range(max_passes):
+            moved = False
+            for c in problem.needed(choice):
+                if counted.refs.get(c, 0) == 0:
+                    continue
+                for n in problem.class_nodes[c]:
+                    if n != choice[c] and usable[n] and c not in children[n]:
+                        before, old = counted.total, choice[c]
+                        if counted.try_switch(c, n, neutral=sidestep and c not in sidestepped):
+                            moved = True
+                            if counted.total >= before:
+                                sidestepped[c] = old
+            if not moved:
+                break
+    # undo the sidesteps that did not pay: back to the e-node before wherever that costs nothing
+    for c, old in sidestepped.items():
+        if choice[c] != old:
             if counted.refs.get(c, 0) == 0:
-                continue
-            for n in problem.class_nodes[c]:
-                if n != choice[c] and usable[n] and c not in children[n]:
-                    improved |= counted.try_switch(c, n)
-        if not improved:
-            break
+                choice[c] = old
+            else:
+                counted.try_switch(c, old, neutral=True)
     return choice
 
 

@@ -73,7 +73,7 @@ def _may_improve(report: SaturationReport) -> bool:
     exceeded the room left), only if it was held for want of room: one of them would fit in a whole
     budget, or the run had used more than half of it. A rule whose forecast exceeds the whole
     budget, held with most of the budget free, is held again by a pulse that grows to the same
-    e-graph: on 100 generated index expressions such pulses were a third of all and changed no result.
+    e-graph: on 200 generated index expressions such pulses were 64 of 303 and changed no result.
     """
     if report.stop_reason is StopReason.ITER_LIMIT or report.rolled_back:
         return True

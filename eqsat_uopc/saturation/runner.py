@@ -340,14 +340,16 @@ class Saturation:
     def extract(self, cost: Any = None, extractor: Any = None, time_limit: float | None = ...) -> Extraction:
         """The best equivalent program under cost (see eqsat_uopc.extract.extract); cost, extractor and
         time_limit default to the config's (cost, extractor, extract_time_limit). time_limit bounds an
-        exact extractor (None: no limit), whose result then says if it proved optimality."""
+        exact extractor (None: no limit), whose result then says if it proved optimality. The result
+        is never costlier than the program itself or the greedy seed (both in the root's e-class,
+        passed as extraction candidates: a heuristic extractor can miss them)."""
         c = self.config
         res = extract(
             self.egraph,
             cost=c.cost if cost is None else cost,
             extractor=c.extractor if extractor is None else extractor,
             time_limit=c.extract_time_limit if time_limit is ... else time_limit,
-            candidates=() if self.seed is None else (self.seed,),
+            candidates=(self.program,) if self.seed is None else (self.seed, self.program),
         )
         return dataclasses.replace(res, report=self.report, saturation=self)
 
