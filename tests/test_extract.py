@@ -366,3 +366,32 @@ def test_choice_of_maps_programs_to_e_nodes_or_says_none():
     assert g.choice_of((X + Y,)) is None  # in the e-graph, but not in the root's e-class
     assert g.choice_of((X * Y,)) is None  # not an e-node of it
     assert g.choice_of((X + Y, X)) is None  # one program per root
+
+
+def sidestep_egraph(with_q: bool) -> EGraph:
+    """m = (x + -2) % 4 or (x + 2) % 4, and (with q) r = m + q where q uses the constant 1 or 2 (an
+    abstract e-graph: only its costs matter). Each switch alone costs nothing; together they share
+    the constant 2: DAG cost 8 against 9."""
+    classes = leaf_classes()
+    for cid, k in (("c1", 1), ("c2", 2), ("cm2", -2), ("c4", 4)):
+        classes[cid] = cls(cid, n(Ops.CONST, arg=k))
+    classes["sm"] = cls("sm", n(Ops.ADD, "x", "cm2"))
+    classes["sp"] = cls("sp", n(Ops.ADD, "x", "c2"))
+    classes["m"] = cls("m", n(Ops.FLOORMOD, "sm", "c4"), n(Ops.FLOORMOD, "sp", "c4"))
+    if not with_q:
+        return EGraph(classes, ("m",))
+    classes["q"] = cls("q", n(Ops.ADD, "y", "c1"), n(Ops.ADD, "y", "c2"))
+    classes["r"] = cls("r", n(Ops.ADD, "m", "q"))
+    return EGraph(classes, ("r",))
+
+
+def test_greedy_dag_sidesteps_to_share_and_undoes_sidesteps_that_do_not_pay():
+    g = sidestep_egraph(with_q=True)
+    plain = extract(g, "dag_size", GreedyDagExtractor(improve=False))
+    assert (plain.program, plain.cost) == (((X + -2) % 4) + (Y + 1), 9)
+    res = extract(g, "dag_size", "greedy_dag")
+    assert (res.program, res.cost) == (((X + 2) % 4) + (Y + 2), 8)
+    assert extract(g, "dag_size", "exact").cost == 8
+    # alone, m's sidestep to (x + 2) % 4 pays nothing: undone, the first choice stays
+    alone = extract(sidestep_egraph(with_q=False), "dag_size", "greedy_dag")
+    assert (alone.program, alone.cost) == ((X + -2) % 4, 5)

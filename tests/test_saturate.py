@@ -287,3 +287,16 @@ def test_digits_of_a_mixed_radix_recombine(sem):
     # r % 96 is r itself: r < 96
     assert optimize(((r // 6) % 16) * 6 + r % 6, int_semantics=sem).program is r
     assert optimize((r * 4 + x % 4) // 8, int_semantics=sem).program is r // 2
+
+
+def test_extraction_is_never_costlier_than_the_program_itself():
+    # bottom_up counts a shared term once per use: it prefers (x*y) * 2 (5 e-nodes as a DAG) to the
+    # program's (x*y) + (x*y) (4), and so does greedy; the program is a candidate, after the seed
+    a = UOp.param(0) * UOp.param(1)
+    p = a + a
+    seeded = saturate(p)
+    assert seeded.seed is a * 2
+    r = seeded.extract("dag_size", "bottom_up")
+    assert (r.program, r.cost, r.info["candidate"]) == (p, 4, 1)
+    unseeded = saturate(p, seed_greedy=False).extract("dag_size", "bottom_up")
+    assert (unseeded.program, unseeded.cost, unseeded.info["candidate"]) == (p, 4, 0)
