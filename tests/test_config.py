@@ -7,7 +7,6 @@ from eqsat_uopc.extract import CostModelError, ExtractionError
 from eqsat_uopc.rules import RuleSet, rule_set
 
 from eqsat_uopc import SaturationConfig, UOp, compare, optimize, saturate
-from eqsat_uopc.corpus import caviar_dev, index_expressions
 from eqsat_uopc.saturation import DEFAULT_CONFIG, FIELD_HELP, SaturationError, StopReason
 
 x = UOp.param(0)
@@ -107,23 +106,33 @@ def test_the_greedy_seed_makes_optimize_never_worse_than_greedy():
 
 def test_optimize_pulses_again_after_rules_held_back_only_when_one_could_fit_in_a_fresh_budget(monkeypatch):
     import eqsat_uopc.pipeline.optimization as optimization
+    from eqsat_uopc.saturation import SaturationReport
 
-    # mul-assoc, held back on 925 of 10,000 e-nodes: its forecast exceeds the whole budget, so a new
+    # mul-assoc, held back on 1,539 of 10,000 e-nodes: its forecast exceeds the whole budget, so a new
     # pulse would hold it back again; one pulse, and forcing a second changes nothing
-    p = index_expressions(100, seed=0)[83].program
+    p = UOp.param(0)
+    for i in range(1, 10):
+        p = p * UOp.param(i)
+    p = p + x * 3 + x * 2
     once = optimize(p, int_semantics="no_overflow")
     assert "pulses" not in once.info and once.report.stop_reason is StopReason.NODE_BUDGET
-    assert (once.report.final_enodes, once.report.held_back) == (925, {"comm_assoc/mul-assoc": 44_396})
-    assert (once.program.op.name, once.cost) == ("RANGE", 2)
-    # and-assoc, held back on 1,381 e-nodes with a forecast of 9,539 matches: a fresh budget has room
-    c = caviar_dev()[627].program
-    twice = optimize(c, int_semantics="no_overflow")
-    first, second = twice.info["pulses"]
-    assert (first.report.final_enodes, first.report.held_back) == (1_381, {"boolean/and-assoc": 9_539})
-    assert (first.cost, second.cost) == (18, 17)
+    assert (once.report.final_enodes, once.report.held_back) == (1_539, {"comm_assoc/mul-assoc": 53_072})
+    assert (p.size, once.program.op.name, once.cost) == (25, "ADD", 22)
     monkeypatch.setattr(optimization, "_may_improve", lambda report: True)
     forced = optimize(p, int_semantics="no_overflow")
     assert len(forced.info["pulses"]) == 2 and forced.program is once.program
+    monkeypatch.undo()
+
+    def held(final_enodes: int, forecasts: dict[str, int]) -> SaturationReport:
+        report = SaturationReport("default", "no_overflow", 10_000, 30, 60.0)
+        report.stop_reason, report.held_back = StopReason.NODE_BUDGET, forecasts
+        report.enodes.append(final_enodes)
+        return report
+
+    may_improve = optimization._may_improve
+    assert not may_improve(held(1_523, {"comm_assoc/mul-assoc": 61_854}))
+    assert may_improve(held(1_381, {"boolean/and-assoc": 9_539, "comm_assoc/mul-assoc": 61_854}))  # one fits
+    assert may_improve(held(5_001, {"comm_assoc/mul-assoc": 61_854}))  # more than half the budget used
 
 
 def test_optimize_pulses_from_its_own_result_while_the_budget_stops_it():

@@ -102,6 +102,22 @@ def test_a_subsumed_term_is_found_by_equivalent_but_not_extracted() -> None:
     assert s.equivalent(x * 1, x) and not s.equivalent(x * 3, x)
 
 
+@pytest.mark.parametrize("int_semantics", ["no_overflow", "wrap"])
+def test_products_and_selections_in_a_constant_e_class_are_subsumed(int_semantics) -> None:
+    # y * 0 is 0, so the e-class of (x + y*0) * 3 ... holds (0 * 3) and 0 * 3 * 3 ...: without the
+    # bookkeeping's subsumption associativity multiplies the constants out, 3, 9, ..., 3^16, and
+    # the run ended at the node budget with 3,277 e-nodes; the class keeps only its constant 0
+    x, y = UOp.param(0), UOp.param(1)
+    p = ((x + y * 0) * 3) % 6
+    s = saturate(p, int_semantics=int_semantics)
+    assert s.report.stop_reason == StopReason.SATURATED and s.report.final_enodes < 50
+    assert {n.arg for ec in s.egraph for n in ec.nodes if n.op is Ops.CONST} <= {0, 1, 2, 3, 6}
+    zero = [ec for ec in s.egraph if any(n.op is Ops.CONST and n.arg == 0 for n in ec.nodes)]
+    assert [[n.op for n in ec.nodes] for ec in zero] == [[Ops.CONST]]
+    assert s.equivalent(y * 0, UOp.const(0))  # subsumed, still a term of the class
+    s.close()
+
+
 def _add_chain(n: int) -> UOp:
     acc = UOp.param(0)
     for i in range(1, n):
