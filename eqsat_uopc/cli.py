@@ -188,9 +188,14 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
     for k, p in enumerate(pulses, 1):
         r = p.report
         which = "" if len(pulses) == 1 else f", pulse {k} of {len(pulses)}"
+        rules = (
+            "decided before any rule ran, no engine"
+            if r.decided_without_engine
+            else (f"{r.rules_pruned} rules left out (they cannot fire)")
+        )
         print(
             f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations{_held(r)}; "
-            f"{r.rules_pruned} rules left out (they cannot fire); e-nodes per iteration {r.enodes}; "
+            f"{rules}; e-nodes per iteration {r.enodes}; "
             f"lowering {r.lower_time:.3f} s, egglog {r.egglog_time:.3f} s, "
             f"folding {r.fold_time:.3f} s, read-back {r.raise_time:.3f} s; extraction {p.seconds:.3f} s "
             f"({p.extractor}, cost {p.cost:g})"

@@ -200,3 +200,21 @@ def test_optimize_names_the_rules_a_run_held_back_for_the_budget(tmp_path, capsy
         ", holding back b (120 matches forecast), d (130 matches forecast), "
         "a (500 matches forecast) and 1 more"
     )
+
+
+def test_optimize_says_when_the_program_was_decided_before_any_rule_ran(tmp_path, capsys):
+    from eqsat_uopc import UOp
+    from eqsat_uopc.ir.uir import to_uir
+
+    x = UOp.param(0)
+    path = tmp_path / "decided.uir"
+    path.write_text(to_uir((x + 1) * 0 < x * 0 + 1))  # greedy folds both sides: 0 < 1
+    assert main(["optimize", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "%0 = const true"
+    assert out[-1].startswith(
+        "# saturation: constant after 0 iterations; decided before any rule ran, no engine; "
+        "e-nodes per iteration [9]; lowering "
+    )
+    assert main(["optimize", str(path), "--shortcut-decided", "no"]) == 0
+    assert " rules left out (they cannot fire); e-nodes per iteration [9]; " in capsys.readouterr().out

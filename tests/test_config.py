@@ -23,6 +23,7 @@ def test_defaults_live_in_one_place_and_every_setting_has_help():
         "ban_length": 5,
         "seed_greedy": True,
         "stop_at_constant": True,
+        "shortcut_decided": True,
         "prune_rules": True,
         "cost": "dag_size",
         "extractor": "auto",

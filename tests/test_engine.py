@@ -273,6 +273,40 @@ def test_a_run_stops_when_the_root_holds_a_constant_unless_told_not_to():
     assert saturate(p, int_semantics="no_overflow", rules="symbolic").report.iterations >= 1
 
 
+def test_a_program_its_greedy_seed_decides_gets_the_same_e_graph_without_an_engine():
+    """A constant seed stops the run before its first iteration; its e-graph (program and seed unioned,
+    the decided comparisons with their values, MUL and WHERE hidden in constant classes) is built in
+    Python (seed_graph.py) and reads the same as the one an egglog engine gives."""
+    from eqsat_uopc.extract import COST_MODELS
+
+    decided = [e.program for e in caviar_dev()[:60]]
+    decided = [p for p in decided if saturate(p, int_semantics="no_overflow").report.decided_without_engine]
+    assert len(decided) >= 10
+    programs_before = sum(v["programs"] for v in engine_stats().values())
+    for p in decided:
+        fast = saturate(p, int_semantics="no_overflow")
+        engine = saturate(p, int_semantics="no_overflow", shortcut_decided=False)
+        assert not engine.report.decided_without_engine and fast.closed
+        for r in (fast.report, engine.report):
+            assert (r.stop_reason, r.iterations) == ("constant", 0)
+        assert (fast.report.enodes, fast.report.eclasses) == (engine.report.enodes, engine.report.eclasses)
+        assert (fast.egraph.num_enodes, fast.egraph.num_eclasses) == (
+            engine.egraph.num_enodes,
+            engine.egraph.num_eclasses,
+        )
+        for cost in COST_MODELS:
+            assert fast.extract(cost=cost).program is engine.extract(cost=cost).program
+        for u in p.toposort():
+            assert fast.equivalent(u, p) == engine.equivalent(u, p)
+            assert fast.equivalent(u, fast.seed) == engine.equivalent(u, engine.seed)
+    # only the shortcut_decided=False runs leased an engine
+    assert sum(v["programs"] for v in engine_stats().values()) - programs_before == len(decided)
+    with pytest.raises(SaturationError, match="was built without one: saturate with shortcut_decided=False"):
+        saturate(decided[0], int_semantics="no_overflow").extract(extractor="egglog_dag")
+    live = saturate(decided[0], int_semantics="no_overflow", extractor="egglog_dag")  # it needs the engine
+    assert not live.report.decided_without_engine and live.extract().program.op.name == "CONST"
+
+
 def test_an_engine_is_retired_after_its_quota_of_programs(monkeypatch):
     import eqsat_uopc.saturation.engine as engine
 

@@ -37,6 +37,10 @@ FIELD_HELP: dict[str, str] = {
     "seed_greedy": "put the greedy result (its rules sound under int_semantics) in the root's e-class "
     "before saturating, so extraction never does worse (rule sets with the symbolic families, "
     "programs without f32)",
+    "shortcut_decided": "when the root is a constant before any rule runs (the greedy seed is one, or the "
+    "piecewise-linear step decides the root comparison), build that e-graph, the program and the seed "
+    "unioned, in Python instead of on an egglog engine; egglog's own extractors cannot run on it (the "
+    "config's extractor being one of them turns this off)",
     "prune_rules": "run only the rules whose query can ever match the program (the constructors it needs are "
     "in the program or built by rules that can fire); no runs every rule (same e-graph, more time)",
     "cost": "cost model for extraction (a name in COST_MODELS, or a model object)",
@@ -61,6 +65,7 @@ class SaturationConfig:
     ban_length: int = 5
     seed_greedy: bool = True
     stop_at_constant: bool = True
+    shortcut_decided: bool = True
     prune_rules: bool = True
     cost: Any = "dag_size"
     extractor: Any = "auto"
@@ -78,7 +83,7 @@ class SaturationConfig:
         _check_positive("time_limit", self.time_limit, integer=False)
         if self.extract_time_limit is not None:
             _check_positive("extract_time_limit", self.extract_time_limit, integer=False)
-        for name in ("seed_greedy", "stop_at_constant", "prune_rules"):
+        for name in ("seed_greedy", "stop_at_constant", "shortcut_decided", "prune_rules"):
             if not isinstance(getattr(self, name), bool):
                 raise SaturationError(f"{name} must be True or False, got {getattr(self, name)!r}")
         from eqsat_uopc.extract import cost_model, extractor_named

@@ -38,7 +38,11 @@ class SaturationReport:
     e-graph) took `replay_time`. A run also stops on "node_budget", not rolled back, when nothing
     changes but for rules held back because their forecast matches would not fit in the budget
     (scheduler.py): such a run can end well below `node_budget` e-nodes, and `held_back` names
-    those rules with their forecast matches.
+    those rules with their forecast matches. `decided_without_engine` is True for a run whose root's
+    e-class holds a constant before any rule runs (the greedy seed is one, or the piecewise-linear
+    step decided the root comparison; stop_reason "constant" after 0 iterations): its e-graph, the
+    program and the seed unioned, was built in Python (seed_graph.py), without an egglog engine;
+    `lower_time` is that.
     """
 
     rules: str
@@ -61,6 +65,7 @@ class SaturationReport:
     matches: dict[str, int] = field(default_factory=dict)  # rule name -> matches over the run
     held_back: dict[str, int] = field(default_factory=dict)  # rule name -> forecast matches (see above)
     rules_pruned: int = 0  # rule units left out: their queries can never match (prune_rules, relevance.py)
+    decided_without_engine: bool = False  # the root was a constant before any rule: no engine (see above)
 
     def count_matches(self, counts: dict[str, int]) -> None:
         """Add a step's matches per rule name to the run's."""

@@ -32,6 +32,7 @@ from eqsat_uopc.bulk import gc_paused
 from eqsat_uopc.extract import Extraction, build_programs, extract
 from eqsat_uopc.greedy.symbolic import simplify_under
 from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.rules import SYMBOLIC_FAMILIES, RuleSet
 from eqsat_uopc.saturation.config import SaturationConfig, resolve_config
@@ -44,12 +45,14 @@ from eqsat_uopc.saturation.piecewise import decided_comparisons
 from eqsat_uopc.saturation.relevance import uop_constructors
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
 from eqsat_uopc.saturation.scheduler import BackoffScheduler
+from eqsat_uopc.saturation.seed_graph import SeedGraph
 from eqsat_uopc.saturation.serialize import Snapshot
 from eqsat_uopc.saturation.terms import CONST_CTORS, OP_OF
 
 __all__ = ["Saturation", "saturate"]
 
 _PIECEWISE = "linear/piecewise-compare"
+_EGGLOG_EXTRACTORS = ("egglog_tree", "egglog_dag")  # they run on the live egglog e-graph
 _OP_TABLES = (*CONST_CTORS, *OP_OF)  # the egglog tables whose rows are UOp e-nodes
 # A checkpoint costs about 6 ms (an egglog push, ~3 ms, and the copy-on-write it makes the next
 # iteration pay); a run whose kept iterations took less than this replays more cheaply than it
@@ -119,6 +122,10 @@ class Saturation:
             self._decided = decided_comparisons(lowered)
             if self._decided:
                 self.report.matches[_PIECEWISE] = len(self._decided)
+        self._seed_graph: SeedGraph | None = None
+        if config.stop_at_constant and config.shortcut_decided and self._decided_before_rules():
+            self._decided_without_engine()
+            return
         keep = None  # every unit of the rule set
         if config.prune_rules and not self._python_families:
             keep = relevant(rs, config.int_semantics, uop_constructors({u.op for u in lowered}))
@@ -137,6 +144,37 @@ class Saturation:
         except BaseException:
             self.close()
             raise
+
+    def _decided_before_rules(self) -> bool:
+        """Does the root's e-class hold a scalar constant before any rule runs (the greedy seed is one,
+        or the program or its seed is a comparison the piecewise-linear step decided), and is the
+        extraction asked for one that does not need the live egglog e-graph?"""
+        extractor = self.config.extractor
+        if self.program.shape or getattr(extractor, "name", extractor) in _EGGLOG_EXTRACTORS:
+            return False
+        roots = {self.program} if self.seed is None else {self.program, self.seed}
+        seed_constant = self.seed is not None and self.seed.op is Ops.CONST
+        return seed_constant or any(u in roots for u, _ in self._decided)
+
+    def _decided_without_engine(self) -> None:
+        """The run of a program decided before any rule runs (_decided_before_rules): it stops before
+        its first iteration, so its e-graph is the program and the seed unioned at the root and the
+        decided comparisons with their values, which seed_graph.py builds without an egglog engine."""
+        t = time.perf_counter()
+        g = self._seed_graph = SeedGraph()
+        root = g.add(self.program)
+        if self.seed is not None:
+            g.union(root, g.add(self.seed))
+        for u, value in self._decided:
+            g.union(g.add(u), g.add(UOp.const(value)))
+        self._egraph_cache = g.to_egraph(root)
+        rep = self.report
+        rep.enodes.append(g.num_enodes)
+        rep.eclasses.append(g.num_eclasses)
+        rep.stop_reason, rep.decided_without_engine = StopReason.CONSTANT, True
+        rep.lower_time = time.perf_counter() - t
+        self._release = weakref.finalize(self, int)
+        self._release()  # closed from the start: there is no egglog e-graph to read back or keep
 
     def _load(self) -> None:
         """Lower the program (and the seed) into the engine's clean e-graph; fresh Python-side state."""
@@ -376,6 +414,8 @@ class Saturation:
 
     def _class_of(self, u: UOp) -> Any:
         """The egglog e-class of u's term (hash-cons lookup, bottom-up), or None if it is not in it."""
+        if self._seed_graph is not None:
+            return self._seed_graph.class_of(u)
         snap, ids = self._current(), self._lowerer.ids
         if (i := ids.get(u)) is not None:
             return snap.by_name[i]
