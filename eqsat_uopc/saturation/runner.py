@@ -29,7 +29,7 @@ from typing import Any
 from egglog import bindings
 
 from eqsat_uopc.bulk import gc_paused
-from eqsat_uopc.extract import Extraction, build_programs, extract
+from eqsat_uopc.extract import EXTRACTORS, EgglogExtractor, Extraction, build_programs, extract
 from eqsat_uopc.greedy.symbolic import simplify_under
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
@@ -52,7 +52,6 @@ from eqsat_uopc.saturation.terms import CONST_CTORS, OP_OF
 __all__ = ["Saturation", "saturate"]
 
 _PIECEWISE = "linear/piecewise-compare"
-_EGGLOG_EXTRACTORS = ("egglog_tree", "egglog_dag")  # they run on the live egglog e-graph
 _OP_TABLES = (*CONST_CTORS, *OP_OF)  # the egglog tables whose rows are UOp e-nodes
 # A checkpoint costs about 6 ms (an egglog push, ~3 ms, and the copy-on-write it makes the next
 # iteration pay); a run whose kept iterations took less than this replays more cheaply than it
@@ -150,8 +149,10 @@ class Saturation:
         or the program or its seed is a comparison the piecewise-linear step decided), and is the
         extraction asked for one that does not need the live egglog e-graph?"""
         extractor = self.config.extractor
-        if self.program.shape or getattr(extractor, "name", extractor) in _EGGLOG_EXTRACTORS:
-            return False
+        if isinstance(extractor, str):
+            extractor = EXTRACTORS.get(extractor)
+        if isinstance(extractor, EgglogExtractor) or self.program.shape:
+            return False  # egglog's extractors run on the live egglog e-graph
         roots = {self.program} if self.seed is None else {self.program, self.seed}
         seed_constant = self.seed is not None and self.seed.op is Ops.CONST
         return seed_constant or any(u in roots for u, _ in self._decided)

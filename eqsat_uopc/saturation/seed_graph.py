@@ -3,11 +3,11 @@
 When the greedy seed of a program is a constant (or the piecewise-linear step decides the root
 comparison), `stop_at_constant` ends the run before any rule runs: the e-graph it reads back is the
 program and its seed lowered and unioned at the root, with the decided comparisons unioned with
-their values. Building that in egglog costs a warm
-engine's push and pop (about 10 us a rule: 3-7 ms with the `default` rule set), for an answer the
-seed already gave; `SeedGraph` builds the same e-graph with a union-find and congruence closure
-over hash-consed UOps (the bookkeeping's subsumption of MUL and WHERE in constant e-classes has not
-run yet at that point either: it needs the Const facts that the first bookkeeping run derives).
+their values. Building that in egglog costs a warm engine's push and pop (about 10 us a rule: 3-10
+ms with the 200-300 `default` rules a Caviar expression needs), for an answer known before any rule
+runs; `SeedGraph` builds the same e-graph with a union-find and congruence closure over hash-consed
+UOps (the bookkeeping's subsumption of MUL and WHERE in constant e-classes has not run yet at that
+point either: it needs the Const facts that the first bookkeeping run derives).
 """
 
 from __future__ import annotations
