@@ -622,6 +622,8 @@ BEYOND_CHAPTER_INSTANCES = [
     (x % 4) * 2 + ((x // 4) % 3) * 8,
     (x // 12) * 6 + ((x // 4) % 3) * 2,
     ((x // 4) % 3) * 2 + (x // 12) * 6,
+    ((x // 3) % 4) * 5 + ((x // 12) % 2) * 20,
+    ((x // 12) % 2) * 20 + ((x // 3) % 4) * 5,
 ]
 ALL_INSTANCES = [lhs for _, _, inst in COVER.values() for lhs, _ in inst] + EXTRA_INSTANCES + MORE_INSTANCES
 
