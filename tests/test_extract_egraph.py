@@ -4,7 +4,7 @@ import math
 
 import pytest
 from eqsat_uopc.extract import EClass, EGraph, EGraphError, ENode, extract
-from eqsat_uopc.extract.random_egraph import EGraphBuilder
+from eqsat_uopc.extract.builder import EGraphBuilder
 
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops

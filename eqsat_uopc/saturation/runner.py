@@ -30,6 +30,7 @@ from egglog import bindings
 
 from eqsat_uopc.bulk import gc_paused
 from eqsat_uopc.extract import EXTRACTORS, EgglogExtractor, Extraction, build_programs, extract
+from eqsat_uopc.extract.builder import EGraphBuilder
 from eqsat_uopc.greedy.symbolic import simplify_under
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
@@ -45,7 +46,7 @@ from eqsat_uopc.saturation.piecewise import decided_comparisons
 from eqsat_uopc.saturation.relevance import uop_constructors
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
 from eqsat_uopc.saturation.scheduler import BackoffScheduler
-from eqsat_uopc.saturation.seed_graph import SeedGraph
+from eqsat_uopc.saturation.seed_graph import NoEgglogEGraph, seed_graph
 from eqsat_uopc.saturation.serialize import Snapshot
 from eqsat_uopc.saturation.terms import CONST_CTORS, OP_OF
 
@@ -121,7 +122,7 @@ class Saturation:
             self._decided = decided_comparisons(lowered)
             if self._decided:
                 self.report.matches[_PIECEWISE] = len(self._decided)
-        self._seed_graph: SeedGraph | None = None
+        self._seed_graph: EGraphBuilder | None = None
         if config.stop_at_constant and config.shortcut_decided and self._decided_before_rules():
             self._decided_without_engine()
             return
@@ -162,13 +163,9 @@ class Saturation:
         its first iteration, so its e-graph is the program and the seed unioned at the root and the
         decided comparisons with their values, which seed_graph.py builds without an egglog engine."""
         t = time.perf_counter()
-        g = self._seed_graph = SeedGraph()
-        root = g.add(self.program)
-        if self.seed is not None:
-            g.union(root, g.add(self.seed))
-        for u, value in self._decided:
-            g.union(g.add(u), g.add(UOp.const(value)))
-        self._egraph_cache = g.to_egraph(root)
+        g, root = seed_graph(self.program, self.seed, self._decided)
+        self._seed_graph = g
+        self._egraph_cache = g.to_egraph((root,), meta={"egglog": NoEgglogEGraph()})
         rep = self.report
         rep.enodes.append(g.num_enodes)
         rep.eclasses.append(g.num_eclasses)
@@ -416,7 +413,7 @@ class Saturation:
     def _class_of(self, u: UOp) -> Any:
         """The egglog e-class of u's term (hash-cons lookup, bottom-up), or None if it is not in it."""
         if self._seed_graph is not None:
-            return self._seed_graph.class_of(u)
+            return self._seed_graph.lookup_uop(u)
         snap, ids = self._current(), self._lowerer.ids
         if (i := ids.get(u)) is not None:
             return snap.by_name[i]
