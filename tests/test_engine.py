@@ -4,13 +4,17 @@ import gc
 
 import pytest
 from eqsat_uopc.rules import rule_set
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from eqsat_uopc import UOp, saturate
 from eqsat_uopc.corpus import caviar_dev, index_expressions
+from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.pipeline.experiments import add_chain
 from eqsat_uopc.saturation import SaturationError
 from eqsat_uopc.saturation.engine import _POOL, clear_pool, engine_key, engine_stats, relevant
 from eqsat_uopc.saturation.scheduler import BackoffScheduler
+from tests.strategies import closed_programs, programs
 
 CAVIAR = [e.program for e in caviar_dev()[:: 1303 // 12]][:12]
 INDEX = [e.program for e in index_expressions(8, seed=3)]
@@ -347,3 +351,21 @@ def test_idle_engines_are_capped_dropping_the_least_recently_used(monkeypatch):
     assert [len(_POOL[k]) for k in keys] == [1, 0, 1]
     saturate(x.maximum(y)).close()  # reused, and the most recent again
     assert engine_stats()[label]["created"] == before + 1 and [len(_POOL[k]) for k in keys] == [1, 0, 1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.one_of(
+        closed_programs(dtypes=(dtypes.bool, dtypes.i32), shaped=False, calls=False, max_ops=8),
+        programs(dtypes=(dtypes.bool, dtypes.i32), shaped=False, calls=False, max_ops=8),
+    ),
+    st.sampled_from(["wrap", "no_overflow"]),
+)
+def test_a_decided_run_reads_the_same_with_and_without_an_engine(p, int_semantics):
+    fast = saturate(p, int_semantics=int_semantics)
+    assume(fast.report.decided_without_engine)
+    engine = saturate(p, int_semantics=int_semantics, shortcut_decided=False)
+    assert (engine.report.stop_reason, engine.report.iterations) == ("constant", 0)
+    assert (fast.report.enodes, fast.report.eclasses) == (engine.report.enodes, engine.report.eclasses)
+    assert fast.extract().program is engine.extract().program
+    assert all(fast.equivalent(u, p) == engine.equivalent(u, p) for u in p.toposort())
