@@ -188,11 +188,8 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
     for k, p in enumerate(pulses, 1):
         r = p.report
         which = "" if len(pulses) == 1 else f", pulse {k} of {len(pulses)}"
-        rules = (
-            "decided before any rule ran, no engine"
-            if r.decided_without_engine
-            else (f"{r.rules_pruned} rules left out (they cannot fire)")
-        )
+        left_out = f"{r.rules_pruned} rules left out (they cannot fire)"
+        rules = "decided before any rule ran, no engine" if r.decided_without_engine else left_out
         print(
             f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations{_held(r)}; "
             f"{rules}; e-nodes per iteration {r.enodes}; "
