@@ -105,27 +105,6 @@ class EGraphBuilder:
             out.setdefault((op, arg_key(arg), kids), (op, arg, kids))
         return list(out.values())
 
-    def lookup_uop(self, u: UOp) -> int | None:
-        """The e-class of u's term if the e-graph holds it (hash-cons lookups, nothing added), else None."""
-        classes: dict[UOp, int] = {}
-        for v in u.toposort():
-            c = self.of_uop.get(v)
-            if c is None:
-                c = self.hashcons.get(self._key(v.op, v.arg, tuple(classes[s] for s in v.src)))
-                if c is None:
-                    return None
-            classes[v] = self.find(c)
-        return classes[u]
-
-    @property
-    def num_enodes(self) -> int:
-        """Distinct e-nodes, after `rebuild`."""
-        return len(self.hashcons)
-
-    @property
-    def num_eclasses(self) -> int:
-        return len(self.members)
-
     def to_egraph(self, roots: Sequence[int], meta: Mapping[str, Any] | None = None) -> EGraph:
         self.rebuild()
         members: dict[int, dict[tuple, ENode]] = {}

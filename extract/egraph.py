@@ -153,15 +153,30 @@ class EGraph:
                     out[ch].append((ec.id, n))
         return out
 
+    def _owners(self) -> dict[ENode, ClassId]:
+        """The hash-cons index (lookup()), built once and kept: the e-graph does not change."""
+        if self._owner is None:
+            self._owner = self.lookup()
+        return self._owner
+
+    def class_of(self, u: UOp) -> ClassId | None:
+        """The e-class of u's term (its nodes looked up bottom-up), or None if it is not in the e-graph."""
+        owner = self._owners()
+        ids: dict[UOp, ClassId] = {}
+        for v in u.toposort():
+            cid = owner.get(ENode(v.op, v.arg, tuple(ids[s] for s in v.src)))
+            if cid is None:
+                return None
+            ids[v] = cid
+        return ids[u]
+
     def choice_of(self, programs: tuple[UOp, ...]) -> dict[ClassId, ENode] | None:
         """The choice that builds these programs (one per root) from this e-graph's e-nodes, or None
         if some node is not an e-node here, a program is not in its root's e-class, or two nodes
         fall into one e-class (the programs are then not a choice of one e-node per e-class)."""
         if len(programs) != len(self.roots):
             return None
-        if self._owner is None:
-            self._owner = {n: ec.id for ec in self.classes.values() for n in ec.nodes}
-        owner = self._owner
+        owner = self._owners()
         ids: dict[UOp, ClassId] = {}
         choice: dict[ClassId, ENode] = {}
         for p in programs:

@@ -99,3 +99,14 @@ def test_builder_congruence_closure():
     assert g.classes["c0"].nodes == (ENode(Ops.PARAM, x.arg, ()), ENode(Ops.PARAM, y.arg, ()))
     with pytest.raises(ValueError, match=r"^cannot merge a i32 \(\) e-class with a f32 \(\) one$"):
         b.union(cx, b.add_uop(UOp.const(1.0)))
+
+
+def test_class_of_finds_a_term_through_its_nodes_e_classes():
+    x, y = UOp.param(0), UOp.param(1)
+    b = EGraphBuilder()
+    root = b.add_uop((x * 0) + y)
+    b.union(b.add_uop(x * 0), b.add_uop(UOp.const(0)))  # 0 + y is then found through the class of x * 0
+    g = b.to_egraph((root,))
+    assert g.class_of(UOp.const(0) + y) == g.class_of((x * 0) + y) == g.roots[0]
+    assert g.class_of(x * 0) == g.class_of(UOp.const(0)) != g.roots[0]
+    assert g.class_of(y + UOp.const(0)) is None and g.class_of(x * 1) is None

@@ -30,7 +30,6 @@ from egglog import bindings
 
 from eqsat_uopc.bulk import gc_paused
 from eqsat_uopc.extract import EXTRACTORS, EgglogExtractor, Extraction, build_programs, extract
-from eqsat_uopc.extract.builder import EGraphBuilder
 from eqsat_uopc.greedy.symbolic import simplify_under
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
@@ -46,7 +45,7 @@ from eqsat_uopc.saturation.piecewise import decided_comparisons
 from eqsat_uopc.saturation.relevance import uop_constructors
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
 from eqsat_uopc.saturation.scheduler import BackoffScheduler
-from eqsat_uopc.saturation.seed_graph import NoEgglogEGraph, seed_graph
+from eqsat_uopc.saturation.seed_graph import seed_graph
 from eqsat_uopc.saturation.serialize import Snapshot
 from eqsat_uopc.saturation.terms import CONST_CTORS, OP_OF
 
@@ -122,7 +121,6 @@ class Saturation:
             self._decided = decided_comparisons(lowered)
             if self._decided:
                 self.report.matches[_PIECEWISE] = len(self._decided)
-        self._seed_graph: EGraphBuilder | None = None
         if config.stop_at_constant and config.shortcut_decided and self._decided_before_rules():
             self._decided_without_engine()
             return
@@ -163,9 +161,7 @@ class Saturation:
         its first iteration, so its e-graph is the program and the seed unioned at the root and the
         decided comparisons with their values, which seed_graph.py builds without an egglog engine."""
         t = time.perf_counter()
-        g, root = seed_graph(self.program, self.seed, self._decided)
-        self._seed_graph = g
-        self._egraph_cache = g.to_egraph((root,), meta={"egglog": NoEgglogEGraph()})
+        g = self._egraph_cache = seed_graph(self.program, self.seed, self._decided)
         rep = self.report
         rep.enodes.append(g.num_enodes)
         rep.eclasses.append(g.num_eclasses)
@@ -412,8 +408,8 @@ class Saturation:
 
     def _class_of(self, u: UOp) -> Any:
         """The egglog e-class of u's term (hash-cons lookup, bottom-up), or None if it is not in it."""
-        if self._seed_graph is not None:
-            return self._seed_graph.lookup_uop(u)
+        if self.report.decided_without_engine:  # no egglog e-graph: the seed graph's own index
+            return self.egraph.class_of(u)
         snap, ids = self._current(), self._lowerer.ids
         if (i := ids.get(u)) is not None:
             return snap.by_name[i]

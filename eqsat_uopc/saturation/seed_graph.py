@@ -16,23 +16,23 @@ from __future__ import annotations
 from typing import Any
 
 from eqsat_uopc.extract.builder import EGraphBuilder
+from eqsat_uopc.extract.egraph import EGraph
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.saturation.errors import SaturationError
 
 __all__ = ["NoEgglogEGraph", "seed_graph"]
 
 
-def seed_graph(program: UOp, seed: UOp | None, decided: list[tuple[UOp, bool]]) -> tuple[EGraphBuilder, int]:
-    """The e-graph of program and seed unioned (and each decided comparison with its value), and the
-    root's e-class."""
+def seed_graph(program: UOp, seed: UOp | None, decided: list[tuple[UOp, bool]]) -> EGraph:
+    """The e-graph of program and seed unioned (and each decided comparison with its value), rooted
+    at the program; its `egglog` handle says that egglog's extractors have nothing to run on."""
     g = EGraphBuilder()
     root = g.add_uop(program)
     if seed is not None:
         g.union(root, g.add_uop(seed))
     for u, value in decided:
         g.union(g.add_uop(u), g.add_uop(UOp.const(value)))
-    g.rebuild()
-    return g, g.find(root)
+    return g.to_egraph((root,), meta={"egglog": NoEgglogEGraph()})
 
 
 class NoEgglogEGraph:
