@@ -3,6 +3,7 @@
 import gc
 
 import pytest
+from eqsat_uopc.extract import cost_of, extract
 from eqsat_uopc.rules import rule_set
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -76,6 +77,30 @@ def test_an_open_saturation_holds_its_engine_and_gc_returns_it():
     assert len(_POOL[key]) == 2 and b.closed
     b.close()  # closing twice is harmless
     assert len(_POOL[key]) == 2
+
+
+def test_a_run_is_freed_without_the_cyclic_gc_and_its_egraph_keeps_the_engine():
+    # A reference cycle (the egglog extractors' liveness check once closed over the Saturation) kept
+    # every run's snapshot and EGraph until a collection, freed late and in bursts: heap fragmentation
+    # that slowed egglog's push and pop. Dropping the last reference must free it all, and the
+    # EGraph read back keeps the engine leased while it is held (egglog's extractors need it).
+    clear_pool()
+    key = _pool_key("Add", "Mul", "Param")
+    x, y = UOp.param(0), UOp.param(1)
+    s = saturate((x + y) * 3 + y * 2)
+    assert not s.report.decided_without_engine
+    g = s.egraph
+    gc.collect()
+    gc.disable()
+    try:
+        del s
+        assert gc.collect() == 0 and len(_POOL[key]) == 0
+        tree = extract(g, extractor="egglog_tree")  # the engine is still leased by g
+        assert tree.cost == cost_of(tree.program, "dag_size")
+        del g, tree
+        assert gc.collect() == 0 and len(_POOL[key]) == 1
+    finally:
+        gc.enable()
 
 
 def test_after_close_extraction_and_queries_work_but_egglog_extractors_do_not():

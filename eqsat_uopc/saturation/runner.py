@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import time
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,26 @@ def _runs_piecewise(rs: RuleSet, int_semantics: str) -> bool:
     return any(r.name == _PIECEWISE for r in rs.rules(int_semantics))
 
 
+class _Lease:
+    """A run's hold on its engine, ended by close() or when nothing refers to it any more. The
+    Saturation and the egglog extractors of the EGraph it reads back both refer to it, so egglog's
+    extractors work while either is held; it refers to neither, so no reference cycle keeps a run's
+    snapshot and EGraph alive until the cyclic GC frees them, late and in bursts (what fragmented
+    the heap egglog's push and pop allocate from)."""
+
+    __slots__ = ("__weakref__", "_end")
+
+    def __init__(self, release: Callable[[], object]) -> None:
+        self._end = weakref.finalize(self, release)
+
+    @property
+    def alive(self) -> bool:
+        return self._end.alive
+
+    def end(self) -> None:
+        self._end()
+
+
 class Saturation:
     """A saturated e-graph of one program: its report, its serialized EGraph, extraction, queries.
 
@@ -129,7 +150,7 @@ class Saturation:
             keep = relevant(rs, config.int_semantics, uop_constructors({u.op for u in lowered}))
         start = time.perf_counter()
         self._engine = lease(rs, config.int_semantics, keep)
-        self._release = weakref.finalize(self, self._engine.release)
+        self._lease = _Lease(self._engine.release)
         self._eg = self._engine.egraph
         self.report.rules_pruned = self._engine.pruned
         self.report.egglog_time = time.perf_counter() - start
@@ -167,8 +188,8 @@ class Saturation:
         rep.eclasses.append(g.num_eclasses)
         rep.stop_reason, rep.decided_without_engine = StopReason.CONSTANT, True
         rep.lower_time = time.perf_counter() - t
-        self._release = weakref.finalize(self, int)
-        self._release()  # closed from the start: there is no egglog e-graph to read back or keep
+        self._lease = _Lease(int)
+        self._lease.end()  # closed from the start: there is no egglog e-graph to read back or keep
 
     def _load(self) -> None:
         """Lower the program (and the seed) into the engine's clean e-graph; fresh Python-side state."""
@@ -188,15 +209,15 @@ class Saturation:
     def close(self) -> None:
         """Read the e-graph back (extraction and queries keep working) and return the engine to the
         pool. After close, only egglog's own extractors (egglog_tree, egglog_dag) are unavailable."""
-        if self._release.alive:
+        if self._lease.alive:
             try:
                 _ = self.egraph
             finally:
-                self._release()
+                self._lease.end()
 
     @property
     def closed(self) -> bool:
-        return not self._release.alive
+        return not self._lease.alive
 
     # -- the loop
     def _read(self) -> Snapshot:
@@ -363,9 +384,8 @@ class Saturation:
                 t = time.perf_counter()
                 root = snap.by_name[self._root]
                 live = self._eg if not self.closed else None
-                self._egraph_cache = snap.to_egraph(
-                    self._lowerer.args, (root,), live, lambda: not self.closed
-                )
+                lease = self._lease  # the EGraph's egglog extractors hold the engine too (_Lease)
+                self._egraph_cache = snap.to_egraph(self._lowerer.args, (root,), live, lambda: lease.alive)
                 self.report.raise_time += time.perf_counter() - t
         return self._egraph_cache
 
