@@ -19,6 +19,9 @@ the timed pass), against `3c48f5d^` (which does not retire engines), index went 
 1.09x and Caviar from 0.64x to 0.37x. To compare two revisions at the same engine age, keep a
 run to at most 100 expressions (`--index 100 --caviar 0 --capture 0`): this tree retires an
 engine after 100 programs.
+Both workers run on the system's malloc unless `--malloc` says otherwise: `jemalloc` runs both on
+it, `as-shipped` only this tree, as the `eqsat-uopc` command and sweep workers now run
+(eqsat_uopc.allocator), against the revision as it ran.
 Each worker builds the expressions from its own corpus module (the generated index expressions
 with `seed=0`, unbounded, as every revision has them; the bundled Caviar expressions; the tinygrad
 capture, when the revision has it): a program whose text differs between the two trees is
@@ -39,6 +42,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from eqsat_uopc.allocator import preload_env
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ("index", "caviar", "capture")
@@ -75,14 +80,17 @@ for line in sys.stdin:
 class Worker:
     """One tree's worker process."""
 
-    def __init__(self, tree: Path, index: int):
+    def __init__(self, tree: Path, index: int, jemalloc: bool):
+        env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"} | {"PYTHONPATH": str(tree)}
+        if jemalloc:  # an error if the system has none
+            env = preload_env({**env, "EQSAT_UOPC_MALLOC": "jemalloc"})
         self.proc = subprocess.Popen(
             [sys.executable, "-c", WORKER, str(index)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
             cwd=tree,
-            env={**os.environ, "PYTHONPATH": str(tree)},
+            env=env,
         )
         line = self.proc.stdout.readline().split()
         if len(line) != len(CORPORA) or not all(n.isdigit() for n in line):
@@ -123,11 +131,21 @@ def main() -> None:
     ap.add_argument(
         "--untimed-pass", action="store_true", help="run every expression once in both trees before timing"
     )
+    ap.add_argument(
+        "--malloc",
+        choices=("system", "jemalloc", "as-shipped"),
+        default="system",
+        help="both trees on the system's malloc (default) or on jemalloc; as-shipped: this tree on"
+        " jemalloc, as its command and sweeps run, the revision on the system's",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         then_tree = Path(tmp)
         check_out(args.revision, then_tree)
-        workers = {"then": Worker(then_tree, args.index), "now": Worker(ROOT, args.index)}
+        workers = {
+            "then": Worker(then_tree, args.index, args.malloc == "jemalloc"),
+            "now": Worker(ROOT, args.index, args.malloc != "system"),
+        }
         have = {c: min(w.sizes[c] for w in workers.values()) for c in CORPORA}
         if args.capture and not have["capture"]:
             print(f"   {args.revision} has no tinygrad capture: that corpus is left out")
@@ -156,7 +174,7 @@ def main() -> None:
         for w in workers.values():
             w.close()
     first = ", after an untimed pass" if args.untimed_pass else ""
-    against = f"this tree against {args.revision}{first}, interleaved"
+    against = f"this tree against {args.revision}{first}, interleaved, malloc {args.malloc}"
     print(f"optimize (default rules, no_overflow, DAG size): {against}")
     for corpus in CORPORA:
         then, now = times["then"][corpus], times["now"][corpus]

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from eqsat_uopc.allocator import MallocError, malloc_in_use, reexec_with_jemalloc
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.values import bind_params, same_value
 
@@ -292,11 +293,14 @@ def _table(rows: list[dict], cost: str, against: str | None = None) -> str:
 def _cmd_compare(args: argparse.Namespace) -> int:
     import csv
 
-    from eqsat_uopc.corpus import corpus_path
+    from eqsat_uopc.corpus import CORPORA, corpus_path
     from eqsat_uopc.pipeline.comparison import compare, compare_job, summarize
     from eqsat_uopc.pipeline.sweep import sweep
 
     target = corpus_path(args.target)
+    if not target.exists():
+        names = ", ".join(CORPORA)
+        raise CliError(f"{args.target}: no such file or directory, nor a bundled corpus ({names})")
     config = _saturation_config(args)
     options = {
         "verify": not args.no_verify,
@@ -370,8 +374,17 @@ def _cmd_capture_tinygrad(args: argparse.Namespace) -> int:
     return 0
 
 
+def _version() -> str:
+    """The version, and the malloc this process runs on (the command re-executes itself on jemalloc
+    when the system has it: eqsat_uopc.allocator)."""
+    from importlib.metadata import version
+
+    return f"eqsat-uopc {version('eqsat-uopc')} (malloc: {malloc_in_use()})"
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="eqsat-uopc", description=__doc__.splitlines()[0])
+    p.add_argument("--version", action="version", version=_version())
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="evaluate .uir programs and print their values")
@@ -463,6 +476,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, LookupError, ArithmeticError, ConnectionError) as e:  # said in one line
         print(f"eqsat-uopc: error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
+
+
+def console() -> None:
+    """The `eqsat-uopc` command: main() on jemalloc when the system has one (eqsat_uopc.allocator:
+    the process executes itself again with it preloaded, once)."""
+    try:
+        reexec_with_jemalloc("eqsat_uopc.cli", sys.argv[1:])
+    except MallocError as e:
+        print(f"eqsat-uopc: error: {e}", file=sys.stderr)
+        sys.exit(1)
+    sys.exit(main())
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@
     .venv/bin/python notebooks/run_all.py 02 04      # only those whose names start so
     EQSAT_NOTEBOOK_QUICK=1 .venv/bin/python notebooks/run_all.py   # quick mode (what the tests run)
 
-Each notebook runs in a fresh kernel with its own directory as working directory; the time each
-took is printed. Execution stops at the first failing notebook (nbclient raises the cell's error).
+Each notebook runs in a fresh kernel (on jemalloc when the system has it: eqsat_uopc.allocator)
+with its own directory as working directory; the time each took is printed. Execution stops at
+the first failing notebook (nbclient raises the cell's error).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+from eqsat_uopc.allocator import children_on_jemalloc
 
 NOTEBOOKS = Path(__file__).resolve().parent
 CELL_TIMEOUT = 1200  # seconds per cell: full mode runs corpus sweeps in single cells
@@ -32,9 +35,10 @@ def execute(path: Path, write: bool = True, timeout: int = CELL_TIMEOUT) -> floa
     """Execute one notebook in a fresh python3 kernel; write it back with its outputs. Seconds taken."""
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
-    NotebookClient(
-        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
-    ).execute()
+    with children_on_jemalloc():  # the kernel, like the tool's own processes (eqsat_uopc.allocator)
+        NotebookClient(
+            nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        ).execute()
     seconds = time.perf_counter() - start
     for cell in nb.cells:  # execution timestamps are volatile: keep the committed files stable
         cell.get("metadata", {}).pop("execution", None)

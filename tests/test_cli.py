@@ -44,6 +44,14 @@ def test_missing_file_is_one_line(capsys):
     assert capsys.readouterr().err == "eqsat-uopc: error: nope.uir: no such file or directory\n"
 
 
+def test_compare_names_the_bundled_corpora_when_the_target_is_missing(capsys):
+    assert main(["compare", "caviar"]) == 1
+    assert capsys.readouterr().err == (
+        "eqsat-uopc: error: caviar: no such file or directory, nor a bundled corpus "
+        "(caviar-dev, tinygrad-capture)\n"
+    )
+
+
 def test_malformed_program_names_file_line_and_column(tmp_path, capsys):
     bad = tmp_path / "bad.uir"
     bad.write_text("%0 = param : slot=0 dtype=i32\n%1 = frobnicate %0\n")

@@ -11,6 +11,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from eqsat_uopc.allocator import children_on_jemalloc
+
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 NAMES = [
     "01_greedy_vs_saturation.ipynb",
@@ -31,9 +33,10 @@ def test_notebook_runs_in_quick_mode(name, monkeypatch):
     monkeypatch.setenv("EQSAT_NOTEBOOK_QUICK", "1")
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
-    ).execute()
+    with children_on_jemalloc():  # as notebooks/run_all.py runs them
+        NotebookClient(
+            nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+        ).execute()
     first_code = next(c for c in nb.cells if c.cell_type == "code")
     assert first_code.outputs[0]["text"] == "mode: quick\n"
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]

@@ -83,7 +83,7 @@ def test_wheel_metadata(wheel: zipfile.ZipFile):
     assert "Requires-Python: >=3.12" in metadata.splitlines()
     assert any(line.startswith("Requires-Dist: egglog") for line in metadata.splitlines())
     entry_points = wheel.read(f"{info}/entry_points.txt").decode()
-    assert "eqsat-uopc = eqsat_uopc.cli:main" in entry_points
+    assert "eqsat-uopc = eqsat_uopc.cli:console" in entry_points
     assert wheel.read(f"{info}/top_level.txt").decode().split() == ["eqsat_uopc"]
 
 
