@@ -6,7 +6,8 @@ its overall run report (one entry per rule and iteration, carried across pops) g
 engine's age. Under glibc's malloc the heap of a long run fragments: after 300 Caviar programs a
 fresh 249-rule engine pushes in 6-7 ms instead of 2 ms, with glibc walking tens of thousands of free
 chunks (`_int_malloc`, `malloc_consolidate`), and every other egglog step slows alike. jemalloc does
-not degrade so: the same stream of programs runs about 1.5x faster in wall time (bench/README.md).
+not degrade so: 300 Caviar expressions take 15.5 s instead of 23.2 s, 200 index expressions 19.7
+instead of 26.6 s, with the same results (bench/README.md).
 
 A process cannot change its allocator once it runs, so the tool starts its own processes under
 jemalloc when the system has it (Debian: `apt-get install libjemalloc2`): the `eqsat-uopc` command
