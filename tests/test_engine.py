@@ -336,10 +336,11 @@ def test_a_program_its_greedy_seed_decides_gets_the_same_e_graph_without_an_engi
     assert not live.report.decided_without_engine and live.extract().program.op.name == "CONST"
 
 
-def test_an_engine_is_retired_after_its_quota_of_programs(monkeypatch):
+def test_engines_retire_together_a_generation_at_a_time(monkeypatch):
     import eqsat_uopc.saturation.engine as engine
 
-    monkeypatch.setattr(engine, "PROGRAMS_PER_ENGINE", 3)
+    monkeypatch.setattr(engine, "PROGRAMS_PER_GENERATION", 3)
+    monkeypatch.setattr(engine, "_leased_in_generation", 0)
     clear_pool()
     key = engine_key(rule_set("default"), "wrap")
     label = "+".join(key[0]) + "/wrap"
@@ -354,6 +355,22 @@ def test_an_engine_is_retired_after_its_quota_of_programs(monkeypatch):
     # programs 1-3 on the first engine, 4-6 on a second, 7 on a third
     assert (after["created"] - before["created"], after["programs"] - before["programs"]) == (3, 7)
     assert results == [x * 2 + k if k else x * 2 for k in range(7)]
+
+    # a new generation drops the idle engines of every key, and one still leased retires at its release
+    monkeypatch.setattr(engine, "PROGRAMS_PER_GENERATION", 2)
+    monkeypatch.setattr(engine, "_leased_in_generation", 0)
+    clear_pool()
+    y = UOp.param(1)
+    adds, muls = _pool_key("Add", "Param"), _pool_key("Mul", "Param")
+    saturate(x + y).close()
+    held = saturate(x * y)  # the second program of the generation, leased across the next one
+    assert [len(_POOL[adds]), len(_POOL[muls])] == [1, 0]
+    old = _POOL[adds][0]
+    saturate(x + y).close()  # a new generation: the idle Add engine is dropped, a new one made
+    assert [len(_POOL[adds]), len(_POOL[muls])] == [1, 0] and _POOL[adds][0] is not old
+    first = _POOL[adds][0]
+    held.close()  # an engine of the old generation: retired, not pooled
+    assert [len(_POOL[adds]), len(_POOL[muls])] == [1, 0] and _POOL[adds][0] is first
 
 
 def test_idle_engines_are_capped_dropping_the_least_recently_used(monkeypatch):

@@ -16,7 +16,7 @@ costs no program its share of egglog's push, pop and iterations.
 engine of the key is leased); `Engine.release()` pops the program's state and returns the engine to the
 pool. Combined rulesets the back-off scheduler declares during a program live inside its push and
 are forgotten with it. The pool is per process: a sweep's worker keeps its engines warm across the
-programs it runs.
+programs it runs. Engines retire together, every PROGRAMS_PER_GENERATION programs (below).
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ class Engine:
         self._stats = _STATS[self.key]
         self._stats["created"] += 1
         self.programs = 0
+        self.generation = _generation
 
     def combined(self, rulesets: tuple[str, ...]) -> str:
         """The name of a ruleset combining rulesets, declared in the current program if it is new."""
@@ -101,12 +102,12 @@ class Engine:
             return
         self._pop_program()
         self.leased = False
-        if self.programs < PROGRAMS_PER_ENGINE:
+        if self.generation == _generation:
             _POOL[self.key].append(self)
             _RECENT[self.key] = None
             _RECENT.move_to_end(self.key)
             _trim_pool()
-        # else: retired (garbage); the next lease builds a fresh engine
+        # else: retired with its generation (garbage); the next lease of its key builds a fresh engine
 
     def _pop_program(self) -> None:
         """Pop the program's push and every checkpoint still open on top of it, in one egglog pop."""
@@ -156,11 +157,19 @@ def relevant(rule_set: RuleSet, int_semantics: str, present: frozenset[str]) -> 
     return keep
 
 
-# egglog's pop does not give everything back: the egglog time of one and the same program, run 800
-# times on one engine, grew from 5.5x to 8-10x the (constant) Python lowering time of that program,
-# and stayed at 5.2-5.9x when the engine was retired every 100 programs; the process also grew by
-# about 16 MB per 100 programs. A new engine costs about 75 ms: under 1 ms per program amortized.
-PROGRAMS_PER_ENGINE = 100
+# Engines retire together, a generation at a time: every PROGRAMS_PER_GENERATION programs leased in
+# this process start a new generation, whose first lease drops every idle engine; an engine of an
+# older generation still leased retires at its release. egglog's pop does not give everything back
+# (its overall run report keeps an entry per rule and iteration: about 200 KB per Caviar program),
+# so an engine slows and its process grows as it ages: one program run 800 times on one engine went
+# from 5.5x to 8-10x its Python lowering time, and stayed at 5.2-5.9x retired every 100 programs.
+# Retiring each engine at its own 100th program left glibc's heap interleaved with engines of every
+# age; dropping them all at once lets the next generation allocate from a consolidated heap: 400
+# Caviar programs took 26.9 s instead of 29.2-30.6 s (median 36 against 42-44 ms) on glibc, 19.0
+# instead of 19.4 s on jemalloc. A new engine costs 50-75 ms, once per key and generation.
+PROGRAMS_PER_GENERATION = 100
+_generation = 0  # the current generation
+_leased_in_generation = 0  # programs leased in it
 
 # Idle engines kept at most, over every key: an engine holds 3-4 MB, and with one key per relevant
 # rule set a sweep over varied programs would otherwise keep one engine per constructor set it met
@@ -174,6 +183,11 @@ _STATS: dict[tuple, dict[str, int]] = defaultdict(lambda: {"created": 0, "progra
 def lease(rule_set: RuleSet, int_semantics: str, keep: frozenset[str] | None = None) -> Engine:
     """An engine for (rule_set, int_semantics), holding only the units `keep` if given, with a
     program begun on it: from the pool, or new."""
+    global _generation, _leased_in_generation
+    if _leased_in_generation >= PROGRAMS_PER_GENERATION:
+        _generation, _leased_in_generation = _generation + 1, 0
+        clear_pool()
+    _leased_in_generation += 1
     idle = _POOL[(*engine_key(rule_set, int_semantics), keep)]
     engine = idle.pop() if idle else Engine(rule_set, int_semantics, keep)
     engine.begin()
