@@ -102,10 +102,10 @@ def test_the_command_rejects_a_bad_choice(monkeypatch, capsys):
 
 
 def _command(*args: str, **env: str) -> str:
+    """The command's output, started without the preloads of this process (the suite may run on one)."""
     script = Path(sys.executable).with_name("eqsat-uopc")
-    r = subprocess.run(
-        [str(script), *args], capture_output=True, text=True, env={**os.environ, **env}, check=True
-    )
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"} | env
+    r = subprocess.run([str(script), *args], capture_output=True, text=True, env=env, check=True)
     return r.stdout
 
 
@@ -125,6 +125,7 @@ def which_malloc(payload):
 @needs_jemalloc
 def test_sweep_workers_start_on_jemalloc(monkeypatch):
     monkeypatch.delenv(MALLOC_ENV, raising=False)
+    monkeypatch.delenv("LD_PRELOAD", raising=False)  # workers inherit this process's preloads
     rows = sweep([SweepTask("a", {})], which_malloc, workers=1, progress=False)
     assert [(r["status"], r["malloc"]) for r in rows] == [("ok", "jemalloc")]
     monkeypatch.setenv(MALLOC_ENV, "system")
