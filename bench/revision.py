@@ -17,8 +17,8 @@ gets slower with every program). So the ratios depend on the run's length: with 
 over the same expressions first (`--untimed-pass`: both trees run every expression once before
 the timed pass), against `3c48f5d^` (which does not retire engines), index went from 1.5x to
 1.09x and Caviar from 0.64x to 0.37x. To compare two revisions at the same engine age, keep a
-run to at most 100 expressions (`--index 100 --caviar 0 --capture 0`): this tree retires an
-engine after 100 programs.
+run to at most 100 expressions (`--index 100 --caviar 0 --capture 0`): this tree retires its
+engines every 100 programs.
 Both workers run on the system's malloc unless `--malloc` says otherwise: `jemalloc` runs both on
 it, `as-shipped` only this tree, as the `eqsat-uopc` command and sweep workers now run
 (eqsat_uopc.allocator), against the revision as it ran.

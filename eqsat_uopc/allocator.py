@@ -93,12 +93,12 @@ def preload_env(
     choice = malloc_choice(env)
     if choice == "system":
         return None
+    globs = JEMALLOC_GLOBS if globs is None else globs
     path = jemalloc_path(globs)
     if path is None:
         if choice == "jemalloc":
             raise MallocError(
-                f"{MALLOC_ENV}=jemalloc but no jemalloc found (looked for "
-                f"{', '.join(JEMALLOC_GLOBS if globs is None else globs)}); "
+                f"{MALLOC_ENV}=jemalloc but no jemalloc found (looked for {', '.join(globs)}); "
                 "install it (Debian: apt-get install libjemalloc2) or set it to auto or system"
             )
         return None
