@@ -302,6 +302,33 @@ def test_a_run_stops_when_the_root_holds_a_constant_unless_told_not_to():
     assert saturate(p, int_semantics="no_overflow", rules="symbolic").report.iterations >= 1
 
 
+def test_a_seed_that_folds_to_a_constant_once_its_comparisons_are_decided_decides_the_run():
+    """`not (x - 5 < x + 9)`: greedy leaves the comparison alone, the piecewise-linear step decides
+    it, and the seed with that value folded in is `false`: decided before any rule, with or without
+    an engine; under wrap (no piecewise step) the rules run."""
+    x = UOp.param(0)
+    p = (x + -5 < x + 9).ne(True)
+    fast = saturate(p, int_semantics="no_overflow")
+    engine = saturate(p, int_semantics="no_overflow", shortcut_decided=False)
+    assert fast.seed is p and fast.folded_seed is engine.folded_seed is UOp.const(False)
+    assert fast.report.decided_without_engine and not engine.report.decided_without_engine
+    for s in (fast, engine):
+        assert (s.report.stop_reason, s.report.iterations) == ("constant", 0)
+        assert s.report.matches == {"linear/piecewise-compare": 1}
+        assert s.equivalent(p, UOp.const(False)) and s.equivalent(p.src[0], UOp.const(True))
+        assert s.extract().program is UOp.const(False)
+    assert (fast.egraph.num_enodes, fast.egraph.num_eclasses) == (
+        engine.egraph.num_enodes,
+        engine.egraph.num_eclasses,
+    )
+    wrap = saturate(p, int_semantics="wrap")
+    assert wrap.folded_seed is None and wrap.report.iterations >= 1
+    # a seed the decided comparisons leave open has no folded seed: the rules run
+    y = UOp.param(1)
+    open_ = saturate((x + -5 < x + 9).where(y, y + 1), int_semantics="no_overflow")
+    assert open_.folded_seed is None and not open_.report.decided_without_engine
+
+
 def test_a_program_its_greedy_seed_decides_gets_the_same_e_graph_without_an_engine():
     """A constant seed stops the run before its first iteration; its e-graph (program and seed unioned,
     the decided comparisons with their values, MUL and WHERE hidden in constant classes) is built in

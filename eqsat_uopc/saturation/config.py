@@ -37,10 +37,11 @@ FIELD_HELP: dict[str, str] = {
     "seed_greedy": "put the greedy result (its rules sound under int_semantics) in the root's e-class "
     "before saturating, so extraction never does worse (rule sets with the symbolic families, "
     "programs without f32)",
-    "shortcut_decided": "when the root is a constant before any rule runs (the greedy seed is one, or the "
-    "piecewise-linear step decides the root comparison), build that e-graph, the program and the seed "
-    "unioned, in Python instead of on an egglog engine; egglog's own extractors cannot run on it (the "
-    "config's extractor being one of them turns this off)",
+    "shortcut_decided": "when the root is a constant before any rule runs (the greedy seed is one, the "
+    "piecewise-linear step decides the root comparison, or the seed folds to a constant with the "
+    "comparisons it decides), build that e-graph, the program and its seeds unioned, in Python instead "
+    "of on an egglog engine; egglog's own extractors cannot run on it (the config's extractor being one "
+    "of them turns this off)",
     "prune_rules": "run only the rules whose query can ever match the program (the constructors it needs are "
     "in the program or built by rules that can fire); no runs every rule (same e-graph, more time)",
     "cost": "cost model for extraction (a name in COST_MODELS, or a model object)",

@@ -39,10 +39,10 @@ class SaturationReport:
     changes but for rules held back because their forecast matches would not fit in the budget
     (scheduler.py): such a run can end well below `node_budget` e-nodes, and `held_back` names
     those rules with their forecast matches. `decided_without_engine` is True for a run whose root's
-    e-class holds a constant before any rule runs (the greedy seed is one, or the piecewise-linear
-    step decided the root comparison; stop_reason "constant" after 0 iterations): its e-graph, the
-    program and the seed unioned, was built in Python (seed_graph.py), without an egglog engine;
-    `lower_time` is that.
+    e-class holds a constant before any rule runs (the greedy seed is one, the piecewise-linear step
+    decided the root comparison, or the seed folded to a constant with the comparisons it decided;
+    stop_reason "constant" after 0 iterations): its e-graph, the program and its seeds unioned, was
+    built in Python (seed_graph.py), without an egglog engine; `lower_time` is that.
     """
 
     rules: str

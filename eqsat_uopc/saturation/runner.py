@@ -138,10 +138,12 @@ class Saturation:
         # the piecewise-linear comparisons (a Python rule of the linear family, no_overflow only):
         # decided once, on the program and the seed, and unioned in by every _load
         self._decided: list[tuple[UOp, bool]] = []
+        self.folded_seed: UOp | None = None  # the root's value, found by folding the decided comparisons
         if _runs_piecewise(rs, config.int_semantics):
             self._decided = decided_comparisons(lowered)
             if self._decided:
                 self.report.matches[_PIECEWISE] = len(self._decided)
+                self.folded_seed = self._fold_decided()
         if config.stop_at_constant and config.shortcut_decided and self._decided_before_rules():
             self._decided_without_engine()
             return
@@ -165,8 +167,9 @@ class Saturation:
             raise
 
     def _decided_before_rules(self) -> bool:
-        """Does the root's e-class hold a scalar constant before any rule runs (the greedy seed is one,
-        or the program or its seed is a comparison the piecewise-linear step decided), and is the
+        """Does the root's e-class hold a scalar constant before any rule runs (the greedy seed or the
+        folded seed is one, or the program or its seed is a comparison the piecewise-linear step
+        decided), and is the
         extraction asked for one that does not need the live egglog e-graph?"""
         extractor = self.config.extractor
         if isinstance(extractor, str):
@@ -175,14 +178,30 @@ class Saturation:
             return False  # egglog's extractors run on the live egglog e-graph
         roots = {self.program} if self.seed is None else {self.program, self.seed}
         seed_constant = self.seed is not None and self.seed.op is Ops.CONST
-        return seed_constant or any(u in roots for u, _ in self._decided)
+        return seed_constant or self.folded_seed is not None or any(u in roots for u, _ in self._decided)
+
+    def _fold_decided(self) -> UOp | None:
+        """The greedy rules' result on the seed with every decided comparison replaced by its value,
+        if that is a constant: `(a < b) != true` with `a < b` decided folds to false. The rules would
+        get there in the first iteration (folding the comparisons' constants up the seed); found
+        here, the run is decided before any rule runs (a third of the Caviar corpus)."""
+        if self.seed is None or self.seed.op is Ops.CONST:
+            return None
+        values = {u: UOp.const(value) for u, value in self._decided}
+        folded = simplify_under(self.seed.substitute(values), self.config.int_semantics)
+        return folded if folded.op is Ops.CONST else None
+
+    def _seeds(self) -> tuple[UOp, ...]:
+        """The terms the runner puts in the root's e-class besides the program: the greedy seed and
+        the folded seed, when there are."""
+        return tuple(u for u in (self.seed, self.folded_seed) if u is not None)
 
     def _decided_without_engine(self) -> None:
         """The run of a program decided before any rule runs (_decided_before_rules): it stops before
-        its first iteration, so its e-graph is the program and the seed unioned at the root and the
+        its first iteration, so its e-graph is the program and its seeds unioned at the root and the
         decided comparisons with their values, which seed_graph.py builds without an egglog engine."""
         t = time.perf_counter()
-        g = self._egraph_cache = seed_graph(self.program, self.seed, self._decided)
+        g = self._egraph_cache = seed_graph(self.program, self._seeds(), self._decided)
         rep = self.report
         rep.enodes.append(g.num_enodes)
         rep.eclasses.append(g.num_eclasses)
@@ -198,8 +217,8 @@ class Saturation:
         self._scheduler = BackoffScheduler.of(self._engine.units, c.match_limit, c.ban_length)
         self._lowerer = Lowerer(self._eg)
         self._root = self._lowerer.lower(self.program)
-        if self.seed is not None:
-            self._lowerer.union(self._root, self._lowerer.lower(self.seed))
+        for seed in self._seeds():
+            self._lowerer.union(self._root, self._lowerer.lower(seed))
         for u, value in self._decided:
             self._lowerer.union(self._lowerer.ids[u], self._lowerer.const(value))
         self._lowerer.flush()
@@ -401,7 +420,7 @@ class Saturation:
             cost=c.cost if cost is None else cost,
             extractor=c.extractor if extractor is None else extractor,
             time_limit=c.extract_time_limit if time_limit is ... else time_limit,
-            candidates=(self.program,) if self.seed is None else (self.seed, self.program),
+            candidates=(*self._seeds(), self.program),
         )
         return dataclasses.replace(res, report=self.report, saturation=self)
 

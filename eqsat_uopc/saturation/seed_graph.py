@@ -1,14 +1,15 @@
 """The e-graph of a run that stops before its first iteration, built in Python instead of egglog.
 
 When the greedy seed of a program is a constant (or the piecewise-linear step decides the root
-comparison), `stop_at_constant` ends the run before any rule runs: the e-graph it reads back is the
-program and its seed lowered and unioned at the root, with the decided comparisons unioned with
-their values. Building that in egglog costs a warm engine's push and pop (about 10 us a rule: 3-10
-ms with the 200-300 `default` rules a Caviar expression needs), for an answer known before any rule
-runs; `seed_graph` builds the same e-graph with the extractors' EGraphBuilder (hash-consing, a
-union-find and congruence closure). The bookkeeping's subsumption of MUL and WHERE in constant
-e-classes has not run at that point in egglog either: it needs the Const facts that the first
-bookkeeping run derives.
+comparison, or the seed folds to a constant once the comparisons it decides are their values),
+`stop_at_constant` ends the run before any rule runs: the e-graph it reads back is the program and
+its seeds lowered and unioned at the root, with the decided comparisons unioned with their values.
+Building that in egglog costs a warm engine's push and pop (about 10 us a rule: 3-10 ms with the
+200-300 `default` rules a Caviar expression needs), for an answer known before any rule runs;
+`seed_graph` builds the same e-graph with the extractors' EGraphBuilder (hash-consing, a union-find
+and congruence closure). The bookkeeping's subsumption of MUL and WHERE in constant e-classes has
+not run at that point in egglog either: it needs the Const facts that the first bookkeeping run
+derives.
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ from eqsat_uopc.saturation.errors import SaturationError
 __all__ = ["NoEgglogEGraph", "seed_graph"]
 
 
-def seed_graph(program: UOp, seed: UOp | None, decided: list[tuple[UOp, bool]]) -> EGraph:
-    """The e-graph of program and seed unioned (and each decided comparison with its value), rooted
+def seed_graph(program: UOp, seeds: tuple[UOp, ...], decided: list[tuple[UOp, bool]]) -> EGraph:
+    """The e-graph of program and seeds unioned (and each decided comparison with its value), rooted
     at the program; its `egglog` handle says that egglog's extractors have nothing to run on."""
     g = EGraphBuilder()
     root = g.add_uop(program)
-    if seed is not None:
+    for seed in seeds:
         g.union(root, g.add_uop(seed))
     for u, value in decided:
         g.union(g.add_uop(u), g.add_uop(UOp.const(value)))
