@@ -33,6 +33,15 @@ atoms decide its sign when every form of one minimum is above 0 (`b - a > 0`) or
 every minimum is at most 0 (`b - a <= 0`): `248 + ((max(v, 4) - 1) // 252) * 252 + min(v, 4) < v`
 is false, the left side being `v + 251 - (max(v, 4) - 1) % 252`.
 
+A chain of conjunctions (`where(a, b, false)`, how the corpus writes `a && b`) is false when the
+bounds its comparisons put on one linear form leave no integer: each comparison whose `b - a` is a
+multiple of a linear form L plus a constant bounds L from one side (or pins it, or excludes a
+value), and `8x + 1 <= 16x + 1 && 16x + 16 <= 8x + 7` says `x >= 0` and `x <= -2`; a chain of
+disjunctions (`where(a, true, b)`) is true when its operands' negations are such a chain. No rule
+in the e-graph sees this without normalizing both comparisons first, which the cancellation of
+`x * 16` against `x * 8` across `<` would need (it has no rule: moving a term across a comparison
+feeds associativity without bound).
+
 This is the Python rule `linear/piecewise-compare` of the `linear` family (no_overflow only: the
 distributions are identities of the mathematical integers). The runner asks `decided_comparisons`
 for the comparisons of a program and of its greedy seed and unions each decided one with its
@@ -44,6 +53,7 @@ is an atom, or a comparison undecided, which is sound, only weaker.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from fractions import Fraction
 
@@ -346,13 +356,16 @@ def _residue(x: Form, c: int) -> int | None:
 def decided_comparisons(nodes: Iterable[UOp]) -> list[tuple[UOp, bool]]:
     """The integer comparisons among nodes whose value the normal forms decide, with that value
     (under no_overflow): `a < b` and `a != b` where b's normal form is a's plus a constant, or
-    where the atoms' bounds fix the sign of b - a, in one of the passes described above."""
+    where the atoms' bounds fix the sign of b - a, in one of the passes described above; then the
+    conjunctions and disjunctions among nodes that the bounds their comparisons put on one linear
+    form decide (`_decide_chain`)."""
     out = []
     plain, rational = PiecewiseLinear(), PiecewiseLinear(rational_division=True)
     residues = PiecewiseLinear(floor_multiples=False)  # multiples of c kept as such: residues survive
     splits = [_SPLITS]  # residue cases left to try in this program (each recomputes a subterm)
+    chains = []
     for u in nodes:
-        if u.op in (Ops.CMPLT, Ops.CMPNE) and u.src[0].dtype is dtypes.i32 and not u.shape:
+        if _is_comparison(u):
             value = _decide(plain, u)
             if value is None and _at_most(u, _SMALL):  # the costlier passes: small comparisons only
                 value = _decide(rational, u)
@@ -360,6 +373,101 @@ def decided_comparisons(nodes: Iterable[UOp]) -> list[tuple[UOp, bool]]:
                     value = _decide_by_residues(residues, u, splits)
             if value is not None:
                 out.append((u, value))
+        elif u.op is Ops.WHERE and not u.shape and (u.src[2] is _FALSE or u.src[1] is _TRUE):
+            chains.append(u)
+    decided = dict(out)
+    for u in chains:
+        value = _decide_chain(plain, u, decided)
+        if value is not None:
+            out.append((u, value))
+    return out
+
+
+def _is_comparison(u: UOp) -> bool:
+    return u.op in (Ops.CMPLT, Ops.CMPNE) and u.src[0].dtype is dtypes.i32 and not u.shape
+
+
+_TRUE, _FALSE = UOp.const(True), UOp.const(False)
+
+
+def _decide_chain(forms: PiecewiseLinear, u: UOp, decided: dict[UOp, bool]) -> bool | None:
+    """A conjunction `where(a, b, false)` (`a && b`, nested: a chain of them) is false when the
+    bounds its comparisons put on a linear form L (each comparison's `b - a` a multiple of L plus a
+    constant; the bounds of L's atoms too) leave no integer: `8x + 1 <= 16x + 1 && 16x + 16 <= 8x +
+    7` says x >= 0 and x <= -2. A disjunction `where(a, true, b)` is true when the conjunction of its
+    operands' negations is false. A comparison decided true adds nothing to a conjunction."""
+    if u.src[2] is _FALSE:
+        literals, value = _chain(u, conjunction=True), False
+    elif u.src[1] is _TRUE:
+        literals, value = [(c, not positive) for c, positive in _chain(u, conjunction=False)], True
+    else:
+        return None
+    if len(literals) > _CHAIN:
+        return None
+    bounds: dict[tuple, list] = {}  # L's terms -> [lo, hi, values excluded], lo / hi None if unbounded
+    for c, positive in literals:
+        known = decided.get(c, c.arg if c.op is Ops.CONST else None)
+        if known is not None:
+            if bool(known) is positive:
+                continue  # true: no constraint
+            return value  # false: so is the conjunction
+        if not _is_comparison(c):
+            continue
+        try:
+            d = forms.add(forms.form(c.src[1]), forms.scale(forms.form(c.src[0]), -1))
+        except _TooBig:
+            continue
+        if len(d) != 1 or len(m := next(iter(d))) != 1:
+            continue
+        ((terms, k0),) = m
+        if not terms or any(isinstance(k, Fraction) for _, k in terms):
+            continue
+        g = math.gcd(*(k for _, k in terms)) * (1 if terms[0][1] > 0 else -1)
+        key = tuple((a, k // g) for a, k in terms)  # b - a = g * L + k0, L's first coefficient > 0
+        if (entry := bounds.get(key)) is None:
+            r = forms._range((key, 0))
+            entry = bounds[key] = [None, None, set()] if r is None else [r[0], r[1], set()]
+        lo = hi = None
+        if c.op is Ops.CMPLT:
+            p = 1 - k0 if positive else -k0  # g L >= p (a < b), g L <= p (negated)
+            if positive == (g > 0):
+                lo = -(-p // g)  # ceil(p / g)
+            else:
+                hi = p // g  # floor(p / g)
+        elif k0 % g:  # g L + k0 = 0 has no integer solution
+            if not positive:
+                return value
+        elif positive:
+            entry[2].add(-k0 // g)
+        else:
+            lo = hi = -k0 // g
+        if lo is not None and (entry[0] is None or lo > entry[0]):
+            entry[0] = lo
+        if hi is not None and (entry[1] is None or hi < entry[1]):
+            entry[1] = hi
+        lo, hi, excluded = entry
+        if lo is not None and hi is not None and (lo > hi or (lo == hi and lo in excluded)):
+            return value
+    return None
+
+
+_CHAIN = 32  # literals of a conjunction the bounds take at most
+
+
+def _chain(u: UOp, conjunction: bool) -> list[tuple[UOp, bool]]:
+    """The literals of a chain of conjunctions (`where(a, b, false)`) or disjunctions (`where(a,
+    true, b)`), each a boolean term and whether it appears as itself or negated (`c != true`)."""
+    out, stack = [], [u]
+    while stack and len(out) <= _CHAIN:
+        n = stack.pop()
+        if conjunction and n.op is Ops.WHERE and n.src[2] is _FALSE:
+            stack += [n.src[1], n.src[0]]
+        elif not conjunction and n.op is Ops.WHERE and n.src[1] is _TRUE:
+            stack += [n.src[2], n.src[0]]
+        elif n.op is Ops.CMPNE and n.src[1] is _TRUE:
+            out.append((n.src[0], False))
+        else:
+            out.append((n, True))
     return out
 
 
