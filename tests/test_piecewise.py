@@ -268,7 +268,7 @@ def test_chains_whose_comparisons_bound_one_linear_form_out_of_every_integer_are
     # an equality pins the form, a != excludes the point: x == 5 && x * 2 != 10
     pinned = _and(x.ne(5).ne(True), (x * 2).ne(10))
     assert decided_comparisons([pinned]) == [(pinned, False)]
-    # a remainder's own bounds: x % 8 < 0 is decided alone, 6 < x % 8 && x % 8 != 7 by the chain
+    # a remainder's own bounds: 6 < x % 8 && x % 8 != 7 leaves nothing of [0, 7]
     rem = _and(x % 8 > 6, (x % 8).ne(7))
     assert decided_comparisons([rem]) == [(rem, False)]
     # what a chain does not decide: a satisfiable one, two different forms, a parity-free !=

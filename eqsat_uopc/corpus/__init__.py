@@ -4,6 +4,8 @@
   (`tinygrad_capture()`), bundled as package data (data/README.md: where they come from); any file
   in the corpus format (format.py) loads with `load_corpus(path)`.
 - Generated index expressions (`index_expressions(n, seed)`): views over N-d buffers.
+- The Caviar expressions with their constants perturbed (`perturbed_caviar(seed)`): a corpus the
+  rules were not tuned on, for what they decide beyond the expressions they were written against.
 - S-expressions over the IR's ops (`parse_sexpr`, `to_sexpr`), the corpus file syntax.
 
 A corpus is named on the command line by its name in `CORPORA` (`eqsat-uopc compare caviar-dev`)
@@ -19,6 +21,7 @@ from eqsat_uopc.corpus.caviar import caviar_dev, caviar_path
 from eqsat_uopc.corpus.errors import CorpusError
 from eqsat_uopc.corpus.format import VERDICTS, CorpusEntry, load_corpus
 from eqsat_uopc.corpus.indexing import IndexExpression, index_expressions
+from eqsat_uopc.corpus.perturbed import perturb_constants, perturbed_caviar
 from eqsat_uopc.corpus.sexpr import parse_sexpr, sexpr_var_names, to_sexpr
 from eqsat_uopc.corpus.tinygrad_capture import tinygrad_capture, tinygrad_capture_path
 
@@ -34,6 +37,8 @@ __all__ = [
     "index_expressions",
     "load_corpus",
     "parse_sexpr",
+    "perturb_constants",
+    "perturbed_caviar",
     "sexpr_var_names",
     "tinygrad_capture",
     "tinygrad_capture_path",
