@@ -271,6 +271,10 @@ def test_chains_whose_comparisons_bound_one_linear_form_out_of_every_integer_are
     # a remainder's own bounds: 6 < x % 8 && x % 8 != 7 leaves nothing of [0, 7]
     rem = _and(x % 8 > 6, (x % 8).ne(7))
     assert decided_comparisons([rem]) == [(rem, False)]
+    # a chain decided is a literal decided for the chains above it: y < 3 || !(x < 0 && 0 < x)
+    inner = _and(x < 0, x > 0)
+    outer = _or(y < 3, inner.ne(True))
+    assert decided_comparisons(outer.toposort())[-2:] == [(inner, False), (outer, True)]
     # what a chain does not decide: a satisfiable one, two different forms, a parity-free !=
     for open_ in (_and(x > -1, x < 1), _and(x < 0, y > 0), _and(x.ne(1), x.ne(2))):
         assert [u for u, _ in decided_comparisons([open_])] == []

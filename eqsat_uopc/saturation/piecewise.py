@@ -376,10 +376,11 @@ def decided_comparisons(nodes: Iterable[UOp]) -> list[tuple[UOp, bool]]:
         elif u.op is Ops.WHERE and not u.shape and (u.src[2] is _FALSE or u.src[1] is _TRUE):
             chains.append(u)
     decided = dict(out)
-    for u in chains:
+    for u in chains:  # in the order of nodes: a chain decided here is a literal decided for later ones
         value = _decide_chain(plain, u, decided)
         if value is not None:
             out.append((u, value))
+            decided[u] = value
     return out
 
 
