@@ -8,7 +8,7 @@ import pytest
 from eqsat_uopc import UOp, optimize
 from eqsat_uopc.corpus import caviar_dev
 from eqsat_uopc.ir.ops import Ops
-from eqsat_uopc.saturation.piecewise import PiecewiseLinear, decided_comparisons
+from eqsat_uopc.saturation.piecewise import PiecewiseLinear, _decide, decided_comparisons
 from eqsat_uopc.verify import prove_equivalent
 
 x, y, z = UOp.param(0), UOp.param(1), UOp.param(2)
@@ -309,4 +309,40 @@ def test_every_decided_chain_holds_on_every_input_and_z3_proves_a_sample():
             env = dict(zip((x, y, z), xs, strict=True))
             assert _evaluate(u, env, {}) is value, (u, xs)
     for u, value in random.Random(3).sample(decisions, 20):
+        assert prove_equivalent(u, UOp.const(value), int_semantics="no_overflow").status == "proved"
+
+
+def test_a_split_on_the_ranges_between_an_inputs_min_and_max_constants_decides_what_each_decides():
+    # max(v, 8) + min(v, 4) >= v + 4 everywhere, but no one normal form of v says so
+    p = _le(x, ((x.maximum(8) - 1) // 499) * 499 + caviar_min(x, UOp.const(4)) + 505)
+    assert decided_comparisons([p.src[0]]) == [(p.src[0], False)]
+    assert optimize(p, int_semantics="no_overflow").program is UOp.const(True)
+    # true for v <= 4 and for v >= 8 but not between: undecided
+    gap = _le(x + 4, x.maximum(8) + caviar_min(x, UOp.const(4)) - 3).src[0]
+    assert decided_comparisons([gap]) == []
+
+
+def test_every_decision_of_a_range_split_holds_on_every_input_and_z3_proves_a_sample():
+    """Comparisons of sums of MAX and MIN of x with constants (and x itself) that only a split on
+    x's ranges decides, checked on x in [-60, 60] (every range the constants in [-9, 9] make, with
+    room on both sides), 20 by z3."""
+    rng = random.Random(5)
+    ranged = []
+    for _ in range(1500):
+        terms = []
+        for _ in range(rng.randint(2, 3)):
+            c = UOp.const(rng.randint(-9, 9))
+            scaled = x * rng.choice([-1, 1, 2])
+            terms.append(rng.choice([x.maximum(c), caviar_min(x, c), minimum(x, c), scaled]))
+        lhs = terms[0] + rng.randint(-6, 6)
+        rhs = sum(terms[1:], UOp.const(rng.randint(-6, 6)))
+        for comparison in (lhs < rhs, rhs < lhs, lhs.ne(rhs)):
+            for u, value in decided_comparisons([comparison]):
+                if _decide(PiecewiseLinear(), u) is None:  # the plain normal forms do not decide it
+                    ranged.append((u, value))
+    assert len(ranged) > 100
+    for u, value in ranged:
+        for v in range(-60, 61):
+            assert _evaluate(u, {x: v}, {}) is value, (u, v)
+    for u, value in random.Random(3).sample(ranged, 20):
         assert prove_equivalent(u, UOp.const(value), int_semantics="no_overflow").status == "proved"

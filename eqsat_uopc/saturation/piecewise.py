@@ -23,7 +23,10 @@ matching it with another division of the same term needs, and costs less. A last
 a residue: when a division's argument Z is a pure MIN (or MAX) of forms that each have a fixed
 residue modulo the divisor, Z's value is one of them, so when Z = r (mod c) it is the MIN of the
 forms of residue r alone and the division is exact; a comparison every residue decides alike is
-decided (`max(((M + 27) // 8) * 8, M + 23)` is a multiple of 4 when M is 1 or 0 modulo 8).
+decided (`max(((M + 27) // 8) * 8, M + 23)` is a multiple of 4 when M is 1 or 0 modulo 8). The
+very last splits on the range of an unbounded input between the constants it takes the MAX or MIN
+of: `max(v, 8) + min(v, 4) >= v + 4` holds for `v <= 4`, for `4 < v < 8` and for `v >= 8`, each
+range giving every such MAX and MIN one known operand.
 
 Two terms whose normal forms differ by a constant k everywhere compare by k alone: `a + min(59,
 297 - a) < min(a, 238) + 59` is false (both sides are `min(a + 59, 297)`), which no rewrite rule
@@ -46,9 +49,10 @@ This is the Python rule `linear/piecewise-compare` of the `linear` family (no_ov
 distributions are identities of the mathematical integers). The runner asks `decided_comparisons`
 for the comparisons of a program and of its greedy seed and unions each decided one with its
 constant before saturating. Work is bounded (`_MAX_FORMS` linear forms per term, `_MAX_ATOMS`
-atoms per form, `_WORK` forms built per program, the rational and residue passes only on
-comparisons of at most `_SMALL` nodes, `_SPLITS` residue cases per program): past a bound a term
-is an atom, or a comparison undecided, which is sound, only weaker.
+atoms per form, `_WORK` forms built per program, the rational, residue and range passes only on
+comparisons of at most `_SMALL` nodes, `_SPLITS` residue and range cases per program, `_MAX_CUTS`
+constants per input split): past a bound a term is an atom, or a comparison undecided, which is
+sound, only weaker.
 """
 
 from __future__ import annotations
@@ -57,7 +61,7 @@ import math
 from collections.abc import Iterable
 from fractions import Fraction
 
-from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 
@@ -66,8 +70,10 @@ __all__ = ["PiecewiseLinear", "decided_comparisons"]
 _MAX_FORMS = 64  # linear forms in one normal form
 _MAX_ATOMS = 32  # atoms in one linear form
 _WORK = 200_000  # linear forms built per program
-_SPLITS = 64  # residue cases tried per program
-_SMALL = 500  # nodes of a comparison the rational and residue passes take at most
+_SPLITS = 64  # residue and range cases tried per program
+_MAX_CUTS = 4  # constants one input's range is split at (so at most 5 ranges)
+_CHAIN = 32  # literals of a conjunction or disjunction the chain decision takes at most
+_SMALL = 500  # nodes of a comparison the rational, residue and range passes take at most
 
 Linear = tuple[tuple[tuple[int, int], ...], int]  # ((atom, coefficient) sorted by atom, constant)
 Form = frozenset[frozenset[Linear]]  # max over minima of linear forms
@@ -362,7 +368,7 @@ def decided_comparisons(nodes: Iterable[UOp]) -> list[tuple[UOp, bool]]:
     out = []
     plain, rational = PiecewiseLinear(), PiecewiseLinear(rational_division=True)
     residues = PiecewiseLinear(floor_multiples=False)  # multiples of c kept as such: residues survive
-    splits = [_SPLITS]  # residue cases left to try in this program (each recomputes a subterm)
+    splits = [_SPLITS]  # residue and range cases left to try in this program (each recomputes a subterm)
     chains = []
     for u in nodes:
         if _is_comparison(u):
@@ -371,6 +377,8 @@ def decided_comparisons(nodes: Iterable[UOp]) -> list[tuple[UOp, bool]]:
                 value = _decide(rational, u)
                 if value is None:
                     value = _decide_by_residues(residues, u, splits)
+                if value is None:
+                    value = _decide_by_ranges(plain, u, splits)
             if value is not None:
                 out.append((u, value))
         elif u.op is Ops.WHERE and not u.shape and (u.src[2] is _FALSE or u.src[1] is _TRUE):
@@ -452,9 +460,6 @@ def _decide_chain(forms: PiecewiseLinear, u: UOp, decided: dict[UOp, bool]) -> b
     return None
 
 
-_CHAIN = 32  # literals of a conjunction the bounds take at most
-
-
 def _chain(u: UOp, conjunction: bool) -> list[tuple[UOp, bool]]:
     """The literals of a chain of conjunctions (`where(a, b, false)`) or disjunctions (`where(a,
     true, b)`), each a boolean term and whether it appears as itself or negated (`c != true`)."""
@@ -528,6 +533,46 @@ def _decide_by_residues(base: PiecewiseLinear, u: UOp, splits: list[int], limit:
             return values.pop()
         if tried >= limit:
             return None
+    return None
+
+
+def _decide_by_ranges(base: PiecewiseLinear, u: UOp, splits: list[int]) -> bool | None:
+    """Split on the range of an unbounded input t that u takes the MAX or MIN of with constants
+    (`max(t, c)`, `min(t, c)` as `max(t * -1, -c) * -1`): between two consecutive such constants
+    every MAX and MIN of t with a constant has one known operand, so the forms of each range (t
+    bounded to it) may decide u where the unbounded ones do not. u is decided if every range decides
+    it the same way: `((max(v, 8) - 1) // 499) * 499 + min(v, 4) + 505 >= v` holds for v <= 4, for 4
+    < v < 8 and for v >= 8."""
+    thresholds: dict[UOp, set[int]] = {}
+    for m in u.toposort():
+        if m.op is not Ops.MAX:
+            continue
+        for t, c in (m.src, m.src[::-1]):
+            if c.op is not Ops.CONST:
+                continue
+            if t.op is Ops.MUL and t.src[1].op is Ops.CONST and t.src[1].arg == -1:
+                t, bound = t.src[0], -c.arg
+            else:
+                bound = c.arg
+            if t.op is Ops.PARAM and t.arg.bounds is None and t.dtype is dtypes.i32:
+                thresholds.setdefault(t, set()).add(bound)
+    for t, bounds in thresholds.items():
+        cuts = sorted(bounds)
+        if len(cuts) > _MAX_CUTS or splits[0] <= len(cuts):
+            continue
+        splits[0] -= len(cuts) + 1
+        ranges = list(zip([I32_MIN, *(c + 1 for c in cuts)], [*cuts, I32_MAX], strict=True))
+        values = set()
+        for lo, hi in ranges:
+            case = PiecewiseLinear()
+            case._atoms = dict(base._atoms)
+            atom = case._atoms.setdefault((t.op, t.arg, t.dtype, ()), len(case._atoms))
+            case._bounds = {**base._bounds, atom: (lo, hi)}
+            values.add(_decide(case, u))
+            if None in values or len(values) > 1:
+                break
+        if len(values) == 1 and None not in values:
+            return values.pop()
     return None
 
 
