@@ -317,6 +317,9 @@ def test_a_split_on_the_ranges_between_an_inputs_min_and_max_constants_decides_w
     p = _le(x, ((x.maximum(8) - 1) // 499) * 499 + caviar_min(x, UOp.const(4)) + 505)
     assert decided_comparisons([p.src[0]]) == [(p.src[0], False)]
     assert optimize(p, int_semantics="no_overflow").program is UOp.const(True)
+    # MIN written as a WHERE: max(v, 8) + min(v, 4) < v + 4 is false
+    spelled = x.maximum(8) + minimum(x, UOp.const(4)) < x + 4
+    assert decided_comparisons([spelled]) == [(spelled, False)]
     # true for v <= 4 and for v >= 8 but not between: undecided
     gap = _le(x + 4, x.maximum(8) + caviar_min(x, UOp.const(4)) - 3).src[0]
     assert decided_comparisons([gap]) == []

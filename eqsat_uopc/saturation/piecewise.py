@@ -538,16 +538,20 @@ def _decide_by_residues(base: PiecewiseLinear, u: UOp, splits: list[int], limit:
 
 def _decide_by_ranges(base: PiecewiseLinear, u: UOp, splits: list[int]) -> bool | None:
     """Split on the range of an unbounded input t that u takes the MAX or MIN of with constants
-    (`max(t, c)`, `min(t, c)` as `max(t * -1, -c) * -1`): between two consecutive such constants
-    every MAX and MIN of t with a constant has one known operand, so the forms of each range (t
-    bounded to it) may decide u where the unbounded ones do not. u is decided if every range decides
-    it the same way: `((max(v, 8) - 1) // 499) * 499 + min(v, 4) + 505 >= v` holds for v <= 4, for 4
-    < v < 8 and for v >= 8."""
+    (`max(t, c)`, `min(t, c)` as `max(t * -1, -c) * -1` or `where(t < c, t, c)`): between two
+    consecutive such constants every MAX and MIN of t with a constant has one known operand, so the
+    forms of each range (t bounded to it) may decide u where the unbounded ones do not. u is decided
+    if every range decides it the same way: `((max(v, 8) - 1) // 499) * 499 + min(v, 4) + 505 >= v`
+    holds for v <= 4, for 4 < v < 8 and for v >= 8."""
     thresholds: dict[UOp, set[int]] = {}
     for m in u.toposort():
-        if m.op is not Ops.MAX:
+        if m.op is Ops.WHERE and m.src[0].op is Ops.CMPLT and set(m.src[0].src) == set(m.src[1:]):
+            pairs = (m.src[1:], m.src[:0:-1])  # where(a < b, a, b) is min(a, b), the other way max
+        elif m.op is Ops.MAX:
+            pairs = (m.src, m.src[::-1])
+        else:
             continue
-        for t, c in (m.src, m.src[::-1]):
+        for t, c in pairs:
             if c.op is not Ops.CONST:
                 continue
             if t.op is Ops.MUL and t.src[1].op is Ops.CONST and t.src[1].arg == -1:
