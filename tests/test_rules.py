@@ -274,8 +274,10 @@ def test_declarations() -> None:
         "divmod/div-sum-const",
         "divmod/div-sum-offset",
         "divmod/div-sum-term",
+        "divmod/div-sum-term-residue",
         "divmod/div-sum-term-right",
         "divmod/div-term",
+        "divmod/div-term-residue",
         "divmod/mod-reduce-offset",
         "divmod/mod-sum-const",
         "divmod/mod-sum-offset",
@@ -337,8 +339,8 @@ def test_rule_sets() -> None:
 
     guarded, unguarded = rule_text(text, "divmod/div-sum-term"), rule_text(text_no, "divmod/div-sum-term")
     assert "(lo a)" in guarded and "(lo a)" not in unguarded
-    assert (len(units), len(units_no)) == (147, 147)  # the rules each semantics runs, less 3 Python ones
-    assert [r.semantics for r in rule_set("run").rules("wrap")].count("no_overflow") == 22
+    assert (len(units), len(units_no)) == (149, 149)  # the rules each semantics runs, less 3 Python ones
+    assert [r.semantics for r in rule_set("run").rules("wrap")].count("no_overflow") == 24
 
 
 x2, x3 = UOp.param(1), UOp.param(7)
@@ -610,6 +612,9 @@ BEYOND_CHAPTER_INSTANCES = [
     # intervals of a difference of floor divisions
     (x + 7) // 2 + (x // 2) * -1,
     (r + 7) // 2 + (r // 2) * -1,
+    # divmod: a coefficient past the divisor, its residue's part of the sum within one quotient
+    (r4 * 19 + 4) // 9 + x3,
+    (r4 * 11) // 10 + x3,
     # digits
     (r * 4 + r4) // 8,
     (r * 4 + r4) % 8,

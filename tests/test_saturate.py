@@ -310,6 +310,20 @@ def test_digits_of_a_mixed_radix_recombine(sem):
     assert optimize(program, int_semantics=sem).program is (y % 16) * 32 + y // 16
 
 
+@pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
+def test_a_coefficient_past_the_divisor_leaves_its_residue_within_one_quotient(sem):
+    from eqsat_uopc import optimize
+
+    # 19 = 2 * 9 + 1 and r4 + 4 lies in [4, 8]: (19 r4 + 4) // 9 is 2 r4 (tinygrad's 7 nodes, a
+    # moved constant of the capture's interpolate/0005 that saturation left at 10 before)
+    r2, r4 = UOp.param(0, bounds=(0, 13)), UOp.param(1, bounds=(0, 4))
+    assert optimize((r4 * 19 + 4) // 9 + r2 * 9, int_semantics=sem).program is r4 * 2 + r2 * 9
+    # the quotient of the residue's part need not be 0: 11 r4 + 12 = 10 r4 + (r4 + 12), in [12, 16]
+    assert optimize((r4 * 11 + 12) // 10, int_semantics=sem).program is r4 + 1
+    # r4 + 6 reaches 10 at r4 = 4: two quotients, no rewrite
+    assert optimize((r4 * 11 + 6) // 10, int_semantics=sem).program is (r4 * 11 + 6) // 10
+
+
 def test_extraction_is_never_costlier_than_the_program_itself():
     # bottom_up counts a shared term once per use: it prefers (x*y) * 2 (5 e-nodes as a DAG) to the
     # program's (x*y) + (x*y) (4), and so does greedy; the program is a candidate, after the seed
