@@ -169,6 +169,13 @@ class PiecewiseLinear:
     def constant(self, v: int) -> Form:
         return frozenset([frozenset([((), v)])])
 
+    def case(self) -> PiecewiseLinear:
+        """A new builder with this one's passes, atoms and bounds (so that the forms of a case split
+        name the same atoms), and none of its forms."""
+        case = PiecewiseLinear(self.rational_division, self.floor_multiples)
+        case._atoms, case._bounds = dict(self._atoms), dict(self._bounds)
+        return case
+
     # -- terms
     def form(self, u: UOp) -> Form:
         """The normal form of an int term (the term itself as an atom when nothing better is known)."""
@@ -513,24 +520,12 @@ def _decide_by_residues(base: PiecewiseLinear, u: UOp, splits: list[int], limit:
         if len(residues) < 2:
             continue
         tried += 1
-        values = set()
         if splits[0] < len(residues):
             return None
         splits[0] -= len(residues)
-        for r in residues:
-            chosen = [f for f in forms if f[1] % c == r]
-            case = PiecewiseLinear(floor_multiples=False)
-            case._atoms, case._bounds = dict(base._atoms), dict(base._bounds)  # z's form names them
-            if pure_min:
-                case._forms[z] = frozenset([frozenset(chosen)])
-            else:
-                case._forms[z] = frozenset(frozenset([f]) for f in chosen)
-            case._visited.add(z)  # its form is the case's, not recomputed
-            values.add(_decide(case, u))
-            if None in values or len(values) > 1:
-                break
-        if len(values) == 1 and None not in values:
-            return values.pop()
+        cases = (_residue_case(base, z, [f for f in forms if f[1] % c == r], pure_min) for r in residues)
+        if (value := _decided_alike(cases, u)) is not None:
+            return value
         if tried >= limit:
             return None
     return None
@@ -565,19 +560,41 @@ def _decide_by_ranges(base: PiecewiseLinear, u: UOp, splits: list[int]) -> bool 
         if len(cuts) > _MAX_CUTS or splits[0] <= len(cuts):
             continue
         splits[0] -= len(cuts) + 1
-        ranges = list(zip([I32_MIN, *(c + 1 for c in cuts)], [*cuts, I32_MAX], strict=True))
-        values = set()
-        for lo, hi in ranges:
-            case = PiecewiseLinear()
-            case._atoms = dict(base._atoms)
-            atom = case._atoms.setdefault((t.op, t.arg, t.dtype, ()), len(case._atoms))
-            case._bounds = {**base._bounds, atom: (lo, hi)}
-            values.add(_decide(case, u))
-            if None in values or len(values) > 1:
-                break
-        if len(values) == 1 and None not in values:
-            return values.pop()
+        ranges = zip([I32_MIN, *(c + 1 for c in cuts)], [*cuts, I32_MAX], strict=True)
+        cases = (_range_case(base, t, lo, hi) for lo, hi in ranges)
+        if (value := _decided_alike(cases, u)) is not None:
+            return value
     return None
+
+
+def _residue_case(base: PiecewiseLinear, z: UOp, chosen: list[Linear], pure_min: bool) -> PiecewiseLinear:
+    """The case of a residue split where z (a pure MIN, or a pure MAX) is the MIN (MAX) of `chosen`."""
+    case = base.case()  # z's form names base's atoms
+    if pure_min:
+        case._forms[z] = frozenset([frozenset(chosen)])
+    else:
+        case._forms[z] = frozenset(frozenset([f]) for f in chosen)
+    case._visited.add(z)  # its form is the case's, not recomputed
+    return case
+
+
+def _range_case(base: PiecewiseLinear, t: UOp, lo: int, hi: int) -> PiecewiseLinear:
+    """The case of a range split where the input t lies in [lo, hi]."""
+    case = base.case()
+    case._bounds[case._atoms.setdefault((t.op, t.arg, t.dtype, ()), len(case._atoms))] = (lo, hi)
+    return case
+
+
+def _decided_alike(cases: Iterable[PiecewiseLinear], u: UOp) -> bool | None:
+    """u's value when every case of a split decides it, and the same way (None from the first case
+    that does not)."""
+    value = None
+    for case in cases:
+        v = _decide(case, u)
+        if v is None or (value is not None and v is not value):
+            return None
+        value = v
+    return value
 
 
 def _decide(forms: PiecewiseLinear, u: UOp) -> bool | None:
