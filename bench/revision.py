@@ -43,7 +43,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from eqsat_uopc.allocator import preload_env
+from eqsat_uopc.allocator import MALLOC_ENV, preload_env
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ("index", "caviar", "capture")
@@ -83,7 +83,7 @@ class Worker:
     def __init__(self, tree: Path, index: int, jemalloc: bool):
         env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"} | {"PYTHONPATH": str(tree)}
         if jemalloc:  # an error if the system has none
-            env = preload_env({**env, "EQSAT_UOPC_MALLOC": "jemalloc"})
+            env = preload_env({**env, MALLOC_ENV: "jemalloc"})
         self.proc = subprocess.Popen(
             [sys.executable, "-c", WORKER, str(index)],
             stdin=subprocess.PIPE,

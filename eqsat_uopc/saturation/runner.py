@@ -169,8 +169,7 @@ class Saturation:
     def _decided_before_rules(self) -> bool:
         """Does the root's e-class hold a scalar constant before any rule runs (the greedy seed or the
         folded seed is one, or the program or its seed is a comparison the piecewise-linear step
-        decided), and is the
-        extraction asked for one that does not need the live egglog e-graph?"""
+        decided), and is the extraction asked for one that does not need the live egglog e-graph?"""
         extractor = self.config.extractor
         if isinstance(extractor, str):
             extractor = EXTRACTORS.get(extractor)
