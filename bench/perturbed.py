@@ -63,7 +63,8 @@ def capture(seed: int, limit: int | None) -> None:
         f"seed {seed}: {sum(counts.values())} moved capture expressions, saturated against tinygrad: "
         f"{counts['smaller']} smaller, {counts['equal']} equal, {counts['larger']} larger"
     )
-    print("\n".join(larger))
+    for line in larger:
+        print(line)
 
 
 def main(argv: list[str] | None = None) -> int:
