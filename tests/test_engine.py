@@ -13,7 +13,14 @@ from eqsat_uopc.corpus import caviar_dev, index_expressions
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.pipeline.experiments import add_chain
 from eqsat_uopc.saturation import SaturationError
-from eqsat_uopc.saturation.engine import _POOL, clear_pool, engine_key, engine_stats, relevant
+from eqsat_uopc.saturation.engine import (
+    EnginePool,
+    clear_pool,
+    default_pool,
+    engine_key,
+    engine_stats,
+    relevant,
+)
 from eqsat_uopc.saturation.scheduler import BackoffScheduler
 from tests.strategies import closed_programs, programs
 
@@ -60,7 +67,7 @@ def test_rules_are_parsed_once_per_key_and_engines_are_reused():
         saturate(x + k).close()
     after = engine_stats()[label]
     assert (after["created"] - before["created"], after["programs"] - before["programs"]) == (1, 5)
-    assert len(_POOL[key]) == 1
+    assert len(default_pool().idle(key)) == 1
 
 
 def test_an_open_saturation_holds_its_engine_and_gc_returns_it():
@@ -69,14 +76,14 @@ def test_an_open_saturation_holds_its_engine_and_gc_returns_it():
     x = UOp.param(0)
     a = saturate(x * 2)
     b = saturate(x * 3)  # a holds its engine: b gets a second one
-    assert len(_POOL[key]) == 0 and not a.closed
+    assert len(default_pool().idle(key)) == 0 and not a.closed
     del a
     gc.collect()
-    assert len(_POOL[key]) == 1  # the finalizer popped a's program and returned its engine
+    assert len(default_pool().idle(key)) == 1  # the finalizer popped a's program and returned its engine
     b.close()
-    assert len(_POOL[key]) == 2 and b.closed
+    assert len(default_pool().idle(key)) == 2 and b.closed
     b.close()  # closing twice is harmless
-    assert len(_POOL[key]) == 2
+    assert len(default_pool().idle(key)) == 2
 
 
 def test_a_run_is_freed_without_the_cyclic_gc_and_its_egraph_keeps_the_engine():
@@ -94,11 +101,11 @@ def test_a_run_is_freed_without_the_cyclic_gc_and_its_egraph_keeps_the_engine():
     gc.disable()
     try:
         del s
-        assert gc.collect() == 0 and len(_POOL[key]) == 0
+        assert gc.collect() == 0 and len(default_pool().idle(key)) == 0
         tree = extract(g, extractor="egglog_tree")  # the engine is still leased by g
         assert tree.cost == cost_of(tree.program, "dag_size")
         del g, tree
-        assert gc.collect() == 0 and len(_POOL[key]) == 1
+        assert gc.collect() == 0 and len(default_pool().idle(key)) == 1
     finally:
         gc.enable()
 
@@ -143,7 +150,7 @@ def test_an_undone_iteration_leaves_exactly_the_e_graph_of_the_kept_ones(monkeyp
     monkeypatch.setattr(runner, "_CHECKPOINT_AFTER_SECONDS", 0.0)  # checkpoint every risky iteration
     monkeypatch.setattr(Engine, "rollback", lambda self, f=Engine.rollback: rollbacks.append(f(self)))
     popped = saturate(p, **settings)
-    monkeypatch.setattr(runner.Saturation, "_checkpoint_if_risky", lambda self: None)
+    monkeypatch.setattr(runner.Runner, "_checkpoint_if_risky", lambda self: None)
     replayed = saturate(p, **settings)
     assert len(rollbacks) == 1
     for s in (popped, replayed):
@@ -233,7 +240,10 @@ def test_the_forecast_of_a_rule_grows_with_the_e_graph(monkeypatch):
     """mul-assoc, banned after 726 matches in a 165-e-node e-graph, would come back on 1,523 e-nodes:
     forecast with the square of the growth, 61,854 matches, far more than the room left, so it is
     held back. Judged on its matches at the ban alone it is let in and overshoots the budget."""
-    held = saturate(_product_of_ten(), int_semantics="no_overflow")
+    from eqsat_uopc.saturation import Runner, SaturationConfig
+
+    runner = Runner(_product_of_ten(), SaturationConfig(int_semantics="no_overflow"))
+    held = runner.run()
     report = held.report
     assert (report.stop_reason, report.rolled_back, report.iterations, report.enodes[-1]) == (
         "node_budget",
@@ -241,7 +251,7 @@ def test_the_forecast_of_a_rule_grows_with_the_e_graph(monkeypatch):
         10,
         1_523,
     )
-    mul_assoc = [u for u in held._scheduler.units if u.name == "comm_assoc/mul-assoc"]
+    mul_assoc = [u for u in runner.scheduler.units if u.name == "comm_assoc/mul-assoc"]
     assert [(u.last_matches, u.last_size, u.held) for u in mul_assoc] == [(726, 165, True)]
     # the rules still held back when it stopped, with their forecasts on its 1,523 e-nodes
     assert report.held_back == {"comm_assoc/mul-assoc": 61_854}
@@ -270,13 +280,16 @@ def test_a_replay_holds_back_what_the_run_held_back(monkeypatch):
     rollbacks = []
     monkeypatch.setattr(runner, "_CHECKPOINT_AFTER_SECONDS", 0.0)
     monkeypatch.setattr(Engine, "rollback", lambda self, f=Engine.rollback: rollbacks.append(f(self)))
-    popped = saturate(p, int_semantics="no_overflow", node_budget=2_000)
-    monkeypatch.setattr(runner.Saturation, "_checkpoint_if_risky", lambda self: None)
-    replayed = saturate(p, int_semantics="no_overflow", node_budget=2_000)
+    config = runner.SaturationConfig(int_semantics="no_overflow", node_budget=2_000)
+    pop_run = runner.Runner(p, config)
+    popped = pop_run.run()
+    monkeypatch.setattr(runner.Runner, "_checkpoint_if_risky", lambda self: None)
+    replay_run = runner.Runner(p, config)
+    replayed = replay_run.run()
     assert len(rollbacks) == 1
-    for s in (popped, replayed):
+    for r, s in ((pop_run, popped), (replay_run, replayed)):
         assert (s.report.rolled_back, s.report.iterations, s.report.enodes[-1]) == (True, 6, 1_365)
-        assert any(u.held for u in s._scheduler.units) and s.egraph.num_enodes == 1_012
+        assert any(u.held for u in r.scheduler.units) and s.egraph.num_enodes == 1_012
     assert popped.extract().program is replayed.extract().program
 
 
@@ -363,63 +376,77 @@ def test_a_program_its_greedy_seed_decides_gets_the_same_e_graph_without_an_engi
     assert not live.report.decided_without_engine and live.extract().program.op.name == "CONST"
 
 
-def test_engines_retire_together_a_generation_at_a_time(monkeypatch):
-    import eqsat_uopc.saturation.engine as engine
-
-    monkeypatch.setattr(engine, "PROGRAMS_PER_GENERATION", 3)
-    monkeypatch.setattr(engine, "_leased_in_generation", 0)
-    clear_pool()
+def test_engines_retire_together_a_generation_at_a_time():
+    pool = EnginePool(programs_per_generation=3)
     key = engine_key(rule_set("default"), "wrap")
     label = "+".join(key[0]) + "/wrap"
-    before = engine_stats().get(label, {"created": 0, "programs": 0})
     x = UOp.param(0)
     results = []
     for k in range(7):
-        s = saturate(x * 2 + k)
+        s = saturate(x * 2 + k, engine=pool)
         results.append(s.extract().program)
         s.close()
-    after = engine_stats()[label]
     # programs 1-3 on the first engine, 4-6 on a second, 7 on a third
-    assert (after["created"] - before["created"], after["programs"] - before["programs"]) == (3, 7)
+    assert pool.stats()[label] == {"created": 3, "programs": 7}
     assert results == [x * 2 + k if k else x * 2 for k in range(7)]
 
     # a new generation drops the idle engines of every key, and one still leased retires at its release
-    monkeypatch.setattr(engine, "PROGRAMS_PER_GENERATION", 2)
-    monkeypatch.setattr(engine, "_leased_in_generation", 0)
-    clear_pool()
+    pool = EnginePool(programs_per_generation=2)
     y = UOp.param(1)
     adds, muls = _pool_key("Add", "Param"), _pool_key("Mul", "Param")
-    saturate(x + y).close()
-    held = saturate(x * y)  # the second program of the generation, leased across the next one
-    assert [len(_POOL[adds]), len(_POOL[muls])] == [1, 0]
-    old = _POOL[adds][0]
-    saturate(x + y).close()  # a new generation: the idle Add engine is dropped, a new one made
-    assert [len(_POOL[adds]), len(_POOL[muls])] == [1, 0] and _POOL[adds][0] is not old
-    first = _POOL[adds][0]
+    saturate(x + y, engine=pool).close()
+    held = saturate(x * y, engine=pool)  # the second program of the generation, leased across the next one
+    assert [len(pool.idle(adds)), len(pool.idle(muls))] == [1, 0]
+    (old,) = pool.idle(adds)
+    saturate(x + y, engine=pool).close()  # a new generation: the idle Add engine is dropped, a new one made
+    (first,) = pool.idle(adds)
+    assert first is not old and pool.idle(muls) == ()
     held.close()  # an engine of the old generation: retired, not pooled
-    assert [len(_POOL[adds]), len(_POOL[muls])] == [1, 0] and _POOL[adds][0] is first
+    assert pool.idle(adds) == (first,) and pool.idle(muls) == ()
 
 
-def test_idle_engines_are_capped_dropping_the_least_recently_used(monkeypatch):
-    import eqsat_uopc.saturation.engine as engine
-
-    monkeypatch.setattr(engine, "MAX_IDLE_ENGINES", 2)
-    gc.collect()  # an earlier test's unclosed saturation would release its engine in the middle of this one
-    clear_pool()
+def test_idle_engines_are_capped_dropping_the_least_recently_used():
+    pool = EnginePool(max_idle=2)
     x, y = UOp.param(0), UOp.param(1)
     programs = [x + y, x * y, x.maximum(y)]  # three constructor sets: three engine keys
     keys = [_pool_key("Add", "Param"), _pool_key("Mul", "Param"), _pool_key("Max", "Param")]
     assert len(set(keys)) == 3
     for p in programs:
-        saturate(p).close()
-    assert [len(_POOL[k]) for k in keys] == [0, 1, 1]  # the first released is the first dropped
+        saturate(p, engine=pool).close()
+    assert [len(pool.idle(k)) for k in keys] == [0, 1, 1]  # the first released is the first dropped
     label = "+".join(keys[0][0]) + "/wrap"
-    before = engine_stats()[label]["created"]
-    saturate(x + y).close()  # a new engine for the dropped key; now the Mul one is the oldest
-    assert engine_stats()[label]["created"] == before + 1
-    assert [len(_POOL[k]) for k in keys] == [1, 0, 1]
-    saturate(x.maximum(y)).close()  # reused, and the most recent again
-    assert engine_stats()[label]["created"] == before + 1 and [len(_POOL[k]) for k in keys] == [1, 0, 1]
+    assert pool.stats()[label]["created"] == 3
+    saturate(x + y, engine=pool).close()  # a new engine for the dropped key; now the Mul one is the oldest
+    assert pool.stats()[label]["created"] == 4
+    assert [len(pool.idle(k)) for k in keys] == [1, 0, 1]
+    saturate(x.maximum(y), engine=pool).close()  # reused, and the most recent again
+    assert pool.stats()[label]["created"] == 4 and [len(pool.idle(k)) for k in keys] == [1, 0, 1]
+
+
+def test_a_caller_owned_engine_runs_every_program_it_is_given_and_stays_with_the_caller():
+    """An Engine is a handle: made once by the caller, it runs one program at a time, warm, and never
+    joins a pool; runs on it give what runs on pooled engines give."""
+    from eqsat_uopc.saturation.engine import Engine
+
+    engine = Engine(rule_set("default"), "no_overflow")
+    before = engine_stats()
+    for p in CAVIAR[:6] + INDEX[:3]:
+        mine = saturate(p, engine=engine, int_semantics="no_overflow", shortcut_decided=False)
+        pooled = saturate(p, int_semantics="no_overflow", shortcut_decided=False)
+        assert mine.report.enodes == pooled.report.enodes
+        assert mine.extract().program is pooled.extract().program
+        with pytest.raises(SaturationError, match=r"^this engine is running another program"):
+            saturate(p, engine=engine, int_semantics="no_overflow", shortcut_decided=False)
+        mine.close()
+        pooled.close()
+    assert engine.programs == 9 and engine.pool is None and not engine.leased
+    after = engine_stats()
+    assert sum(v["programs"] for v in after.values()) - sum(v["programs"] for v in before.values()) == 9
+    needs = r"^the engine given holds the rules of .+/no_overflow, the run needs default/wrap$"
+    with pytest.raises(SaturationError, match=needs):
+        saturate(UOp.param(0) + 1, engine=engine)
+    with pytest.raises(SaturationError, match=r"^engine must be an Engine or an EnginePool, got str$"):
+        saturate(UOp.param(0) + 1, engine="default")
 
 
 @settings(max_examples=40, deadline=None)

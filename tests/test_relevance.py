@@ -6,7 +6,7 @@ from eqsat_uopc.rules import rule_set
 from eqsat_uopc import UOp, optimize, saturate
 from eqsat_uopc.corpus import caviar_dev, index_expressions
 from eqsat_uopc.ir.dtype import dtypes
-from eqsat_uopc.saturation.engine import _program, relevant
+from eqsat_uopc.saturation.engine import engine_program, relevant
 from eqsat_uopc.saturation.relevance import Trigger, relevant_units, unit_triggers
 
 x, y = UOp.param(0), UOp.param(1)
@@ -63,7 +63,7 @@ def test_the_relevant_units_are_a_least_fixed_point(present, kept):
 @pytest.mark.parametrize("int_semantics", ["wrap", "no_overflow"])
 def test_on_the_default_rules_a_dropped_unit_needs_what_nothing_kept_can_build(int_semantics):
     rs = rule_set("default")
-    program = _program(rs, int_semantics)
+    program = engine_program(rs, int_semantics)
     for present in ({"Param", "Add"}, {"Param", "Mul", "Lt"}, {"Param", "Div", "Mod", "Add", "Mul"}):
         kept = relevant(rs, int_semantics, frozenset(present))
         reach = set(present).union(*(t.builds for u in kept for t in program.triggers[u]))
@@ -74,7 +74,7 @@ def test_on_the_default_rules_a_dropped_unit_needs_what_nothing_kept_can_build(i
 
 def test_the_report_counts_the_pruned_rules_and_prune_rules_no_runs_them_all():
     rs = rule_set("default")
-    total = len(_program(rs, "wrap").units)
+    total = len(engine_program(rs, "wrap").units)
     kept = relevant(rs, "wrap", frozenset({"Param", "Add"}))
     assert saturate(x + 1).report.rules_pruned == total - len(kept)
     assert saturate(x + 1, prune_rules=False).report.rules_pruned == 0

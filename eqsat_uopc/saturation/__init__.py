@@ -22,24 +22,35 @@ re-exports the function `saturate`, the attribute eqsat_uopc.saturation is that 
 """
 
 from eqsat_uopc.saturation.config import DEFAULT_CONFIG, FIELD_HELP, SaturationConfig, resolve_config
-from eqsat_uopc.saturation.engine import clear_pool, engine_stats
+from eqsat_uopc.saturation.engine import Engine, EnginePool, clear_pool, default_pool, engine_stats
 from eqsat_uopc.saturation.errors import DrawError, SaturationError
+from eqsat_uopc.saturation.hooks import HOOKS, Additions, Hook, RunSetup, Seeds
 from eqsat_uopc.saturation.picture import draw, to_dot, to_visualizer_json
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
-from eqsat_uopc.saturation.runner import Saturation, saturate
+from eqsat_uopc.saturation.result import Saturation
+from eqsat_uopc.saturation.runner import Runner, saturate
 from eqsat_uopc.saturation.serialize import EgglogExtractor
 
 __all__ = [
     "DEFAULT_CONFIG",
     "FIELD_HELP",
+    "HOOKS",
+    "Additions",
     "DrawError",
     "EgglogExtractor",
+    "Engine",
+    "EnginePool",
+    "Hook",
+    "RunSetup",
+    "Runner",
     "Saturation",
     "SaturationConfig",
     "SaturationError",
     "SaturationReport",
+    "Seeds",
     "StopReason",
     "clear_pool",
+    "default_pool",
     "draw",
     "engine_stats",
     "resolve_config",

@@ -1,22 +1,23 @@
 """The warm engine: an egglog e-graph with the schema and one rule set parsed once, reused per program.
 
 Parsing the schema and ~200 rules costs tens of milliseconds, more than saturating a small
-program. An `Engine` parses them once per process and per (rule set, int_semantics); each program
-then runs inside an egglog `(push)` and leaves with a `(pop)`, which restores the engine exactly:
-the tables are empty again and egglog's value ids start over, so a warm run gives the same e-graph,
-the same class order and the same extraction as a cold one (the suite checks this on corpus
-samples).
+program. An `Engine` parses them once for a (rule set, int_semantics); each program then runs
+inside an egglog `(push)` and leaves with a `(pop)`, which restores the engine exactly: the tables
+are empty again and egglog's value ids start over, so a warm run gives the same e-graph, the same
+class order and the same extraction as a cold one (the suite checks this on corpus samples).
 
-An engine holds only the rules that can fire on the programs it runs (relevance.py): the runner
+An engine may hold only the rules that can fire on the programs it runs (relevance.py): the runner
 asks `relevant(rule_set, int_semantics, constructors)` for them and leases an engine of that key,
 so programs made of the same constructors share warm engines, and a rule that could never match
 costs no program its share of egglog's push, pop and iterations.
 
-`lease(rule_set, int_semantics, keep)` hands out an idle engine for that key (making one if every
-engine of the key is leased); `Engine.release()` pops the program's state and returns the engine to the
-pool. Combined rulesets the back-off scheduler declares during a program live inside its push and
-are forgotten with it. The pool is per process: a sweep's worker keeps its engines warm across the
-programs it runs. Engines retire together, every PROGRAMS_PER_GENERATION programs (below).
+Engines are handles: `Engine(rule_set, int_semantics)` is one the caller owns and may pass to
+`saturate(..., engine=...)` for every program it runs. An `EnginePool` is a convenience over such
+handles: `pool.lease(rule_set, int_semantics, keep)` hands out an idle engine of that key (making
+one if every engine of the key is leased) and `Engine.release()` pops the program's state and
+returns it to its pool. A run that is given no engine leases from `default_pool()`, the process's
+pool, so a sweep's worker keeps its engines warm across the programs it runs. A pool retires its
+engines together, a generation every `programs_per_generation` programs (EnginePool).
 """
 
 from __future__ import annotations
@@ -27,20 +28,39 @@ from dataclasses import dataclass
 from egglog import bindings
 
 from eqsat_uopc.rules import FAMILIES, RuleSet, egglog_forms
+from eqsat_uopc.saturation.errors import SaturationError
 from eqsat_uopc.saturation.relevance import Trigger, relevant_units, unit_triggers
 from eqsat_uopc.saturation.terms import SCHEMA
 
-__all__ = ["Engine", "clear_pool", "engine_stats", "lease", "relevant"]
+__all__ = [
+    "Engine",
+    "EnginePool",
+    "EngineProgram",
+    "clear_pool",
+    "default_pool",
+    "engine_key",
+    "engine_program",
+    "engine_stats",
+    "relevant",
+]
 
 
 class Engine:
     """One egglog e-graph holding the schema and the rules of one (rule set, int_semantics), or of
-    the units `keep` of them (those that can fire on the programs it runs: relevance.py)."""
+    the units `keep` of them (those that can fire on the programs it runs: relevance.py). Made by a
+    pool (`pool` set: release() returns it there) or by a caller who keeps it (pool None)."""
 
-    def __init__(self, rule_set: RuleSet, int_semantics: str, keep: frozenset[str] | None = None):
+    def __init__(
+        self,
+        rule_set: RuleSet,
+        int_semantics: str,
+        keep: frozenset[str] | None = None,
+        pool: EnginePool | None = None,
+    ):
         self.key = (*engine_key(rule_set, int_semantics), keep)
+        self.rule_set, self.int_semantics = rule_set, int_semantics
         self.egraph = bindings.EGraph(num_threads=1)
-        program = _program(rule_set, int_semantics)
+        program = engine_program(rule_set, int_semantics)
         text, self.units = program.text, program.units
         if keep is not None:  # the same text less the other units' rules and ruleset declarations
             text = "\n".join(f for f, unit in program.forms if unit is None or unit in keep)
@@ -58,10 +78,9 @@ class Engine:
             self.egraph.parse_and_run_program(f"(run {name} 1)")  # warm up egglog's query plans
         self._combined: dict[tuple[str, ...], str] = dict(self._base)
         self._saved: list[dict[tuple[str, ...], str]] = []  # _combined at each open checkpoint
-        self._stats = _STATS[self.key]
-        self._stats["created"] += 1
+        self.pool = pool
+        self.generation = pool.generation if pool is not None else 0
         self.programs = 0
-        self.generation = _generation
 
     def combined(self, rulesets: tuple[str, ...]) -> str:
         """The name of a ruleset combining rulesets, declared in the current program if it is new."""
@@ -73,10 +92,10 @@ class Engine:
 
     def begin(self) -> bindings.EGraph:
         """Start a program: everything it adds is undone by release()."""
-        assert not self.leased, "an engine runs one program at a time"
+        if self.leased:
+            raise SaturationError("this engine is running another program: an engine runs one at a time")
         self.leased = True
         self.programs += 1
-        self._stats["programs"] += 1
         self.egraph.parse_and_run_program("(push)")
         return self.egraph
 
@@ -92,22 +111,19 @@ class Engine:
         self._combined = self._saved.pop()
 
     def restart(self) -> None:
-        """Back to a clean e-graph within the same lease (pop the program, begin again)."""
+        """Back to a clean e-graph within the same program (pop it, begin again)."""
         self._pop_program()
         self.egraph.parse_and_run_program("(push)")
 
     def release(self) -> None:
-        """End the program: pop its state (the combined rulesets it declared go with it), back to the pool."""
+        """End the program: pop its state (the combined rulesets it declared go with it); an engine of a
+        pool goes back to it."""
         if not self.leased:
             return
         self._pop_program()
         self.leased = False
-        if self.generation == _generation:
-            _POOL[self.key].append(self)
-            _RECENT[self.key] = None
-            _RECENT.move_to_end(self.key)
-            _trim_pool()
-        # else: retired with its generation (garbage); the next lease of its key builds a fresh engine
+        if self.pool is not None:
+            self.pool.give_back(self)
 
     def _pop_program(self) -> None:
         """Pop the program's push and every checkpoint still open on top of it, in one egglog pop."""
@@ -123,7 +139,7 @@ def engine_key(rule_set: RuleSet, int_semantics: str) -> tuple:
 
 
 @dataclass(frozen=True)
-class _Program:
+class EngineProgram:
     """The egglog text of a (rule set, int_semantics), its units, and per top-level form its unit
     (None for a form that is no rule: declarations every engine of the key parses)."""
 
@@ -133,17 +149,18 @@ class _Program:
     triggers: dict[str, tuple[Trigger, ...]]
 
 
-_PROGRAMS: dict[tuple, _Program] = {}
+_PROGRAMS: dict[tuple, EngineProgram] = {}
 _RELEVANT: dict[tuple, frozenset[str]] = {}
 
 
-def _program(rule_set: RuleSet, int_semantics: str) -> _Program:
+def engine_program(rule_set: RuleSet, int_semantics: str) -> EngineProgram:
+    """What an engine of (rule set, int_semantics) parses, built once per key in a process."""
     key = engine_key(rule_set, int_semantics)
     program = _PROGRAMS.get(key)
     if program is None:
         forms, units = egglog_forms(rule_set, int_semantics)
         text = "\n".join(f for f, _ in forms)
-        program = _PROGRAMS[key] = _Program(text, units, forms, unit_triggers(text))
+        program = _PROGRAMS[key] = EngineProgram(text, units, forms, unit_triggers(text))
     return program
 
 
@@ -153,72 +170,106 @@ def relevant(rule_set: RuleSet, int_semantics: str, present: frozenset[str]) -> 
     key = (engine_key(rule_set, int_semantics), present)
     keep = _RELEVANT.get(key)
     if keep is None:
-        keep = _RELEVANT[key] = relevant_units(_program(rule_set, int_semantics).triggers, present)
+        keep = _RELEVANT[key] = relevant_units(engine_program(rule_set, int_semantics).triggers, present)
     return keep
 
 
-# Engines retire together, a generation at a time: every PROGRAMS_PER_GENERATION programs leased in
-# this process start a new generation, whose first lease drops every idle engine; an engine of an
-# older generation still leased retires at its release. egglog's pop does not give everything back
-# (its overall run report keeps an entry per rule and iteration: about 200 KB per Caviar program),
-# so an engine slows and its process grows as it ages: one program run 800 times on one engine went
-# from 5.5x to 8-10x its Python lowering time, and stayed at 5.2-5.9x retired every 100 programs.
-# Retiring each engine at its own 100th program left glibc's heap interleaved with engines of every
-# age; dropping them all at once lets the next generation allocate from a consolidated heap: 400
-# Caviar programs took 26.9 s instead of 29.2-30.6 s (median 36 against 42-44 ms) on glibc, 19.0
-# instead of 19.4 s on jemalloc. A new engine costs 50-75 ms, once per key and generation.
-PROGRAMS_PER_GENERATION = 100
-_generation = 0  # the current generation
-_leased_in_generation = 0  # programs leased in it
+class EnginePool:
+    """Idle engines by key, leased to runs and given back at their release.
 
-# Idle engines kept at most, over every key: an engine holds 3-4 MB, and with one key per relevant
-# rule set a sweep over varied programs would otherwise keep one engine per constructor set it met
-MAX_IDLE_ENGINES = 32
+    Engines retire together, a generation at a time: every `programs_per_generation` programs leased
+    from the pool start a new generation, whose first lease drops every idle engine; an engine of an
+    older generation still leased retires at its release. egglog's pop does not give everything back
+    (its overall run report keeps an entry per rule and iteration: about 200 KB per Caviar program),
+    so an engine slows and its process grows as it ages: one program run 800 times on one engine
+    went from 5.5x to 8-10x its Python lowering time, and stayed at 5.2-5.9x retired every 100
+    programs. Retiring each engine at its own 100th program left glibc's heap interleaved with
+    engines of every age; dropping them all at once lets the next generation allocate from a
+    consolidated heap: 400 Caviar programs took 26.9 s instead of 29.2-30.6 s on glibc, 19.0 instead
+    of 19.4 s on jemalloc. A new engine costs 50-75 ms, once per key and generation.
 
-_POOL: dict[tuple, list[Engine]] = defaultdict(list)
-_RECENT: OrderedDict[tuple, None] = OrderedDict()  # keys with idle engines, least recently released first
-_STATS: dict[tuple, dict[str, int]] = defaultdict(lambda: {"created": 0, "programs": 0})
+    At most `max_idle` idle engines are kept over every key (an engine holds 3-4 MB, and with one key
+    per relevant rule set a sweep over varied programs would otherwise keep one engine per
+    constructor set it met), the least recently released key's oldest first out.
+    """
+
+    def __init__(self, programs_per_generation: int = 100, max_idle: int = 32) -> None:
+        self.programs_per_generation = programs_per_generation
+        self.max_idle = max_idle
+        self.generation = 0
+        self._leased_in_generation = 0
+        self._idle: dict[tuple, list[Engine]] = defaultdict(list)
+        self._recent: OrderedDict[tuple, None] = OrderedDict()  # keys with idle engines, LRU first
+        self._stats: dict[tuple, dict[str, int]] = defaultdict(lambda: {"created": 0, "programs": 0})
+
+    def lease(self, rule_set: RuleSet, int_semantics: str, keep: frozenset[str] | None = None) -> Engine:
+        """An engine for (rule_set, int_semantics), holding only the units `keep` if given, with a
+        program begun on it: idle in the pool, or new."""
+        if self._leased_in_generation >= self.programs_per_generation:
+            self.generation, self._leased_in_generation = self.generation + 1, 0
+            self.clear()
+        self._leased_in_generation += 1
+        key = (*engine_key(rule_set, int_semantics), keep)
+        idle = self._idle[key]
+        if idle:
+            engine = idle.pop()
+        else:
+            engine = Engine(rule_set, int_semantics, keep, pool=self)
+            self._stats[engine.key[:2]]["created"] += 1
+        self._stats[engine.key[:2]]["programs"] += 1
+        engine.begin()
+        return engine
+
+    def give_back(self, engine: Engine) -> None:
+        """Take back an engine whose program was released: idle again, unless its generation retired."""
+        if engine.generation != self.generation:
+            return  # retired with its generation (garbage); the next lease of its key builds a fresh one
+        self._idle[engine.key].append(engine)
+        self._recent[engine.key] = None
+        self._recent.move_to_end(engine.key)
+        excess = sum(map(len, self._idle.values())) - self.max_idle
+        while excess > 0:
+            key = next(iter(self._recent))
+            if self._idle[key]:
+                self._idle[key].pop(0)
+                excess -= 1
+            if not self._idle[key]:
+                del self._recent[key]
+
+    def idle(self, key: tuple) -> tuple[Engine, ...]:
+        """The idle engines the pool holds for an engine key (Engine.key), oldest first."""
+        return tuple(self._idle.get(key, ()))
+
+    def clear(self) -> None:
+        """Drop every idle engine: the next lease of each key parses its rules again (a cold start)."""
+        for idle in self._idle.values():
+            idle.clear()
+        self._recent.clear()
+
+    def stats(self) -> dict[str, dict[str, int]]:
+        """Per rule set and int semantics: engines created and programs run from this pool."""
+        out: dict[str, dict[str, int]] = {}
+        for k, v in self._stats.items():
+            name = f"{'+'.join(k[0]) or 'none'}/{k[1]}"
+            row = out.setdefault(name, {"created": 0, "programs": 0})
+            row["created"] += v["created"]
+            row["programs"] += v["programs"]
+        return out
 
 
-def lease(rule_set: RuleSet, int_semantics: str, keep: frozenset[str] | None = None) -> Engine:
-    """An engine for (rule_set, int_semantics), holding only the units `keep` if given, with a
-    program begun on it: from the pool, or new."""
-    global _generation, _leased_in_generation
-    if _leased_in_generation >= PROGRAMS_PER_GENERATION:
-        _generation, _leased_in_generation = _generation + 1, 0
-        clear_pool()
-    _leased_in_generation += 1
-    idle = _POOL[(*engine_key(rule_set, int_semantics), keep)]
-    engine = idle.pop() if idle else Engine(rule_set, int_semantics, keep)
-    engine.begin()
-    return engine
+_DEFAULT_POOL = EnginePool()
+
+
+def default_pool() -> EnginePool:
+    """The process's pool: the engines of runs that are given none."""
+    return _DEFAULT_POOL
 
 
 def engine_stats() -> dict[str, dict[str, int]]:
-    """Per engine key (families and int semantics): engines created and programs run, this process."""
-    out: dict[str, dict[str, int]] = {}
-    for k, v in _STATS.items():
-        name = f"{'+'.join(k[0]) or 'none'}/{k[1]}"
-        row = out.setdefault(name, {"created": 0, "programs": 0})
-        row["created"] += v["created"]
-        row["programs"] += v["programs"]
-    return out
-
-
-def _trim_pool() -> None:
-    """Drop idle engines, oldest of the least recently released key first, down to MAX_IDLE_ENGINES."""
-    excess = sum(map(len, _POOL.values())) - MAX_IDLE_ENGINES
-    while excess > 0:
-        key = next(iter(_RECENT))
-        if _POOL[key]:
-            _POOL[key].pop(0)
-            excess -= 1
-        if not _POOL[key]:
-            del _RECENT[key]
+    """The default pool's engines created and programs run, per rule set and int semantics."""
+    return _DEFAULT_POOL.stats()
 
 
 def clear_pool() -> None:
-    """Drop every idle engine: the next lease of each key parses its rules again (a cold start)."""
-    for idle in _POOL.values():
-        idle.clear()
-    _RECENT.clear()
+    """Drop every idle engine of the default pool."""
+    _DEFAULT_POOL.clear()

@@ -14,6 +14,7 @@ derives.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from eqsat_uopc.extract.builder import EGraphBuilder
@@ -24,15 +25,16 @@ from eqsat_uopc.saturation.errors import SaturationError
 __all__ = ["NoEgglogEGraph", "seed_graph"]
 
 
-def seed_graph(program: UOp, seeds: tuple[UOp, ...], decided: list[tuple[UOp, bool]]) -> EGraph:
-    """The e-graph of program and seeds unioned (and each decided comparison with its value), rooted
-    at the program; its `egglog` handle says that egglog's extractors have nothing to run on."""
+def seed_graph(program: UOp, seeds: tuple[UOp, ...], equalities: Sequence[tuple[UOp, UOp]]) -> EGraph:
+    """The e-graph of program and seeds unioned (and each pair of equal terms, such as a decided
+    comparison and its value), rooted at the program; its `egglog` handle says that egglog's
+    extractors have nothing to run on."""
     g = EGraphBuilder()
     root = g.add_uop(program)
     for seed in seeds:
         g.union(root, g.add_uop(seed))
-    for u, value in decided:
-        g.union(g.add_uop(u), g.add_uop(UOp.const(value)))
+    for a, b in equalities:
+        g.union(g.add_uop(a), g.add_uop(b))
     return g.to_egraph((root,), meta={"egglog": NoEgglogEGraph()})
 
 

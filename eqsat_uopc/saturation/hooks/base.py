@@ -1,0 +1,115 @@
+"""The interface of the runner's hooks: Python steps that take part in a saturation run beside egglog.
+
+egglog states rules over terms; some knowledge is better computed in Python (exact f32 folding,
+CALL inlining, decisions over the linear forms of sums). A hook is one such step, with one small
+interface, in two phases:
+
+- `start(seeds)`, before any rule runs, on UOps: the program and what earlier hooks added (the
+  greedy result, decided comparisons). It returns `Additions`: terms equal to the program (unioned
+  with the root and offered to extraction as candidates) and pairs of equal terms (unioned). This
+  phase needs no e-graph, so a run whose root it decides to be a constant needs no egglog engine.
+- `after_iteration(snapshot)`, after each egglog iteration, on the e-graph read back (a
+  `Snapshot`): it writes new terms and unions through the `Lowerer` it was attached to and returns
+  how many unions it wrote (0: nothing new, which lets the run saturate).
+
+The runner makes one instance of each hook that `applies` to a run (no work in the constructor),
+calls the start phases in the registered order, then `attach`es the hooks that iterate to each
+e-graph it builds (a replay after an overshoot builds it again: a hook keeps no state across
+`attach`) and calls them in order after every egglog iteration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+
+if TYPE_CHECKING:
+    from eqsat_uopc.saturation.config import SaturationConfig
+    from eqsat_uopc.saturation.lower import Lowerer
+    from eqsat_uopc.saturation.serialize import Snapshot
+
+__all__ = ["Additions", "Hook", "RunSetup", "Seeds"]
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    """What a hook may know about a run before it starts: the program, the settings, the rules."""
+
+    program: UOp
+    config: SaturationConfig
+    nodes: tuple[UOp, ...]  # the program's nodes, sources first
+    rules: frozenset[str]  # the names of the rules the run has (its rule set under its int semantics)
+
+
+@dataclass(frozen=True)
+class Additions:
+    """What a start phase adds: terms equal to the program, by name, and pairs of equal terms."""
+
+    root_terms: dict[str, UOp] = field(default_factory=dict)
+    equalities: tuple[tuple[UOp, UOp], ...] = ()
+    matches: dict[str, int] = field(default_factory=dict)  # rule name -> unions, for the report
+
+
+@dataclass
+class Seeds:
+    """The start phases' additions so far, in the order the runner lowers them: the program, then
+    each root term (unioned with the program), then each pair of equal terms."""
+
+    program: UOp
+    root_terms: dict[str, UOp] = field(default_factory=dict)
+    equalities: list[tuple[UOp, UOp]] = field(default_factory=list)
+    matches: dict[str, int] = field(default_factory=dict)
+
+    def add(self, additions: Additions) -> None:
+        self.root_terms.update(additions.root_terms)
+        self.equalities.extend(additions.equalities)
+        for name, n in additions.matches.items():
+            self.matches[name] = self.matches.get(name, 0) + n
+
+    @property
+    def roots(self) -> tuple[UOp, ...]:
+        """The program and the terms equal to it."""
+        return (self.program, *self.root_terms.values())
+
+    def terms(self) -> dict[UOp, None]:
+        """Every node of the program and of the root terms, sources first, each once."""
+        return dict.fromkeys(n for r in self.roots for n in r.toposort())
+
+    def root_constant(self) -> bool:
+        """Is a scalar constant among the program's equals (a root term, or a term paired with a root)?"""
+        if any(u.op is Ops.CONST for u in self.root_terms.values()):
+            return True
+        roots = set(self.roots)
+        return any(a in roots and b.op is Ops.CONST for a, b in self.equalities)
+
+
+class Hook:
+    """One Python step of saturation runs. Subclasses override what they take part in; the defaults
+    add nothing."""
+
+    name: ClassVar[str]  # short and unique, as the report and errors name it
+    iterates: ClassVar[bool] = False  # does after_iteration ever add anything (the runner reads a snapshot)
+
+    def __init__(self, setup: RunSetup) -> None:
+        self.setup = setup
+        self.matches: dict[str, int] = {}  # rule name -> unions written since the last call (runner clears)
+
+    @classmethod
+    def applies(cls, setup: RunSetup) -> bool:
+        """Does this hook take part in the run at all?"""
+        return True
+
+    def start(self, seeds: Seeds) -> Additions:
+        """Before any rule runs: what to add, given the program and earlier hooks' additions."""
+        return Additions()
+
+    def attach(self, lowerer: Lowerer) -> None:
+        """A new e-graph (the program lowered into it by `lowerer`): forget every per-e-graph state."""
+        self.lowerer = lowerer
+
+    def after_iteration(self, snapshot: Snapshot) -> int:
+        """After an egglog iteration: write terms and unions through the lowerer; return the unions."""
+        return 0

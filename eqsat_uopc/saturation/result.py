@@ -1,0 +1,215 @@
+"""Saturation: a finished run of one program, what it found and the queries on its e-graph.
+
+The runner (runner.py) builds the e-graph; this object holds it: the report, the e-graph read back
+from egglog once when something first needs it (extraction, queries, pictures), and the run's hold
+on its egglog engine until `close()` (or until nothing refers to it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from egglog import bindings
+
+from eqsat_uopc.bulk import gc_paused
+from eqsat_uopc.extract import Extraction, build_programs, extract
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.saturation.config import SaturationConfig
+from eqsat_uopc.saturation.errors import SaturationError
+from eqsat_uopc.saturation.lower import Lowerer, term_key
+from eqsat_uopc.saturation.picture import DEFAULT_MAX_ENODES, check_readable, draw
+from eqsat_uopc.saturation.report import SaturationReport
+from eqsat_uopc.saturation.serialize import Snapshot
+
+if TYPE_CHECKING:
+    from eqsat_uopc.extract.egraph import EGraph
+    from eqsat_uopc.saturation.hooks import Seeds
+
+__all__ = ["Lease", "Saturation"]
+
+
+class Lease:
+    """A run's hold on its engine, ended by end() or when nothing refers to it any more. The
+    Saturation and the egglog extractors of the EGraph it reads back both refer to it, so egglog's
+    extractors work while either is held; it refers to neither, so no reference cycle keeps a run's
+    snapshot and EGraph alive until the cyclic GC frees them, late and in bursts (what fragmented
+    the heap egglog's push and pop allocate from)."""
+
+    __slots__ = ("__weakref__", "_end")
+
+    def __init__(self, release: Callable[[], object]) -> None:
+        self._end = weakref.finalize(self, release)
+
+    @property
+    def alive(self) -> bool:
+        return self._end.alive
+
+    def end(self) -> None:
+        self._end()
+
+
+@dataclasses.dataclass
+class LiveEGraph:
+    """The egglog e-graph a run ended with: the engine's e-graph, how the program was lowered into it,
+    and the last snapshot read, if it is still current."""
+
+    egraph: bindings.EGraph
+    lowerer: Lowerer
+    root: int  # the program's N id
+    snapshot: Snapshot | None = None
+
+
+class Saturation:
+    """A saturated e-graph of one program: its report, its serialized EGraph, extraction, queries.
+
+    Made by `saturate` (runner.py). The e-graph is read back from egglog once, when something first
+    needs it; extraction and queries keep working after `close()`, which returns the engine.
+    `optimize` and `compare` close it for you.
+    """
+
+    def __init__(
+        self,
+        program: UOp,
+        config: SaturationConfig,
+        report: SaturationReport,
+        seeds: Seeds,
+        live: LiveEGraph | None,
+        lease: Lease,
+        egraph: EGraph | None = None,
+    ) -> None:
+        self.program = program
+        self.config = config
+        self.report = report
+        self.seeds = seeds
+        self._live = live
+        self._lease = lease
+        self._egraph_cache = egraph
+
+    @property
+    def seed(self) -> UOp | None:
+        """The greedy result put in the root's e-class (hooks/greedy_seed.py), if any."""
+        return self.seeds.root_terms.get("greedy")
+
+    @property
+    def folded_seed(self) -> UOp | None:
+        """The root's value found by folding the decided comparisons into the seed, if any."""
+        return self.seeds.root_terms.get("folded")
+
+    def close(self) -> None:
+        """Read the e-graph back (extraction and queries keep working) and give the engine back.
+        After close, only egglog's own extractors (egglog_tree, egglog_dag) are unavailable."""
+        if self._lease.alive:
+            try:
+                _ = self.egraph
+            finally:
+                self._lease.end()
+
+    @property
+    def closed(self) -> bool:
+        return not self._lease.alive
+
+    def _current(self) -> Snapshot:
+        live = self._live
+        if live.snapshot is None:
+            t = time.perf_counter()
+            with gc_paused():
+                live.snapshot = Snapshot(live.egraph)
+            self.report.raise_time += time.perf_counter() - t
+        return live.snapshot
+
+    @property
+    def egraph(self) -> EGraph:
+        """The serialized e-graph (eqsat_uopc.extract.EGraph), root = the program's e-class."""
+        if self._egraph_cache is None:
+            with gc_paused():  # the snapshot and the EGraph: objects per e-node, no cycles
+                snap = self._current()
+                t = time.perf_counter()
+                live = self._live
+                root = snap.by_name[live.root]
+                egg = live.egraph if not self.closed else None
+                lease = self._lease  # the EGraph's egglog extractors hold the engine too (Lease)
+                self._egraph_cache = snap.to_egraph(live.lowerer.args, (root,), egg, lambda: lease.alive)
+                self.report.raise_time += time.perf_counter() - t
+        return self._egraph_cache
+
+    def extract(self, cost: Any = None, extractor: Any = None, time_limit: float | None = ...) -> Extraction:
+        """The best equivalent program under cost (see eqsat_uopc.extract.extract); cost, extractor and
+        time_limit default to the config's (cost, extractor, extract_time_limit). time_limit bounds an
+        exact extractor (None: no limit), whose result then says if it proved optimality. The result
+        is never costlier than the program itself or the terms the hooks put in its e-class (the
+        greedy seed: all passed as extraction candidates, which a heuristic extractor can miss)."""
+        c = self.config
+        res = extract(
+            self.egraph,
+            cost=c.cost if cost is None else cost,
+            extractor=c.extractor if extractor is None else extractor,
+            time_limit=c.extract_time_limit if time_limit is ... else time_limit,
+            candidates=(*self.seeds.root_terms.values(), self.program),
+        )
+        return dataclasses.replace(res, report=self.report, saturation=self)
+
+    def draw(
+        self, path: str | Path, extraction: Extraction | None = None, max_enodes: int = DEFAULT_MAX_ENODES
+    ) -> Path:
+        """Write a picture of the e-graph to path (.dot, .json, .svg, .png or .pdf; see
+        eqsat_uopc.saturation.picture), with extraction's choice highlighted (default: extract under
+        the config's cost and extractor) and the program's e-class marked as the root."""
+        check_readable(self.egraph, max_enodes)  # before extracting an e-graph too big to draw
+        chosen = self.extract() if extraction is None else extraction
+        return draw(self.egraph, path, chosen.choice, max_enodes=max_enodes)
+
+    def equivalent(self, a: UOp, b: UOp) -> bool:
+        """Are a and b in one e-class? A term not in the e-graph is its own class (as adding it
+        without running rules would make it: congruence merges it with nothing that exists)."""
+        for name, u in (("a", a), ("b", b)):
+            if not isinstance(u, UOp):
+                raise SaturationError(f"equivalent: {name} must be a UOp, got {type(u).__name__}")
+        if a is b:
+            return True
+        ca, cb = self._class_of(a), self._class_of(b)
+        return ca is not None and ca == cb
+
+    def _class_of(self, u: UOp) -> Any:
+        """The e-class of u's term (hash-cons lookup, bottom-up), or None if it is not in the e-graph."""
+        if self._live is None:  # decided without an engine: the seed graph's own index
+            return self.egraph.class_of(u)
+        snap, ids, lowerer = self._current(), self._live.lowerer.ids, self._live.lowerer
+        if (i := ids.get(u)) is not None:
+            return snap.by_name[i]
+        classes: dict[UOp, Any] = {}
+        for n in u.toposort():
+            if (i := ids.get(n)) is not None:
+                classes[n] = snap.by_name[i]
+                continue
+            key = term_key(n, lowerer, [classes[k] for k in n.src])
+            if key is None or (v := snap.index.get(key)) is None:
+                return None
+            classes[n] = v
+        return classes[u]
+
+    def literal(self) -> UOp | None:
+        """The CONST/STACK literal in the root's e-class, if saturation found the program's value."""
+        eg = self.egraph
+        choice = {}
+        for ec in eg:
+            for n in ec.nodes:
+                if n.op.name == "CONST":
+                    choice[ec.id] = n
+                    break
+        changed = True
+        while changed:
+            changed = False
+            for ec in eg:
+                if ec.id in choice:
+                    continue
+                for n in ec.nodes:
+                    if n.op.name == "STACK" and all(k in choice for k in n.children):
+                        choice[ec.id] = n
+                        changed = True
+                        break
+        return build_programs(eg, choice)[0] if eg.roots[0] in choice else None
