@@ -75,7 +75,14 @@ PYTHON_RULES: dict[str, tuple[str, ...]] = {
         "evaluate/index-stack",
         "evaluate/inline-call",
     ),
-    "linear": ("linear/piecewise-compare",),
+    "linear": (
+        "linear/piecewise-compare",
+        "linear/divmod-fold",
+        "linear/compare-fold",
+        "linear/max-bounds",
+        "linear/sum-fold",
+    ),
+    "boolean": ("boolean/where-assume", "boolean/truth-table"),
 }
 PYTHON_NO_OVERFLOW = frozenset({"linear/piecewise-compare"})
 

@@ -35,7 +35,12 @@ def test_arithmetic_on_ranges():
     assert bounds((r10 + 5) % 4) == (0, 3)
     assert bounds(r10 % 16) == (0, 9)
     assert bounds(r10.maximum(UOp.const(4))) == (4, 9)
-    assert bounds(r10 // -2) == FULL  # only positive constant divisors are analysed
+    assert bounds(r10 // -2) == (-5, 0)  # negative divisors and bounded variable ones: the corners
+    assert bounds(r10 % -4) == (-3, 0)
+    assert bounds((r10 + 1) // (r10 + 1)) == (0, 10)  # an interval analysis does not see x // x
+    assert bounds((r10 + 5) % (r10 + 1)) == (0, 9)
+    assert bounds((r10 - 20) % (r10 - 12)) == (-11, 0)
+    assert bounds(r10 // (r10 - 5)) == FULL  # the divisor's range holds 0
 
 
 def test_comparisons_and_where():

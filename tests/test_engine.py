@@ -58,32 +58,30 @@ def _pool_key(*ctors: str) -> tuple:
 
 
 def test_rules_are_parsed_once_per_key_and_engines_are_reused():
-    clear_pool()
+    pool = EnginePool()
     key = _pool_key("Add", "Param")
     label = "+".join(key[0]) + "/wrap"
-    before = engine_stats().get(label, {"created": 0, "programs": 0})
     x = UOp.param(0)
     for k in range(5):
-        saturate(x + k).close()
-    after = engine_stats()[label]
-    assert (after["created"] - before["created"], after["programs"] - before["programs"]) == (1, 5)
-    assert len(default_pool().idle(key)) == 1
+        saturate(x + k, engine=pool).close()
+    assert pool.stats()[label] == {"created": 1, "programs": 5}
+    assert len(pool.idle(key)) == 1
 
 
 def test_an_open_saturation_holds_its_engine_and_gc_returns_it():
-    clear_pool()
+    pool = EnginePool()
     key = _pool_key("Mul", "Param")
     x = UOp.param(0)
-    a = saturate(x * 2)
-    b = saturate(x * 3)  # a holds its engine: b gets a second one
-    assert len(default_pool().idle(key)) == 0 and not a.closed
+    a = saturate(x * 2, engine=pool)
+    b = saturate(x * 3, engine=pool)  # a holds its engine: b gets a second one
+    assert len(pool.idle(key)) == 0 and not a.closed
     del a
     gc.collect()
-    assert len(default_pool().idle(key)) == 1  # the finalizer popped a's program and returned its engine
+    assert len(pool.idle(key)) == 1  # the finalizer popped a's program and returned its engine
     b.close()
-    assert len(default_pool().idle(key)) == 2 and b.closed
+    assert len(pool.idle(key)) == 2 and b.closed
     b.close()  # closing twice is harmless
-    assert len(default_pool().idle(key)) == 2
+    assert len(pool.idle(key)) == 2
 
 
 def test_a_run_is_freed_without_the_cyclic_gc_and_its_egraph_keeps_the_engine():

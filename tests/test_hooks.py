@@ -82,17 +82,20 @@ def test_start_hooks_run_in_order_and_see_what_came_before():
     seeds.add(GreedySeed(setup).start(seeds))
     assert seeds.root_terms == {"greedy": x}
     seeds.add(DecidedComparisons(setup).start(seeds))
-    assert seeds.equalities == [(x < 10, UOp.const(True))] and seeds.matches == {"linear/piecewise-compare": 1}
+    assert seeds.equalities == [(x < 10, UOp.const(True))]
+    assert seeds.matches == {"linear/piecewise-compare": 1}
     assert seeds.root_constant() is False
 
 
 def test_which_hooks_apply_depends_on_the_rules_the_settings_and_the_program():
     x, f = UOp.param(0), UOp.param(1, dtypes.f32)
-    assert [h.name for h in HOOKS if h.applies(_setup(x + 1))] == ["greedy-seed"]
+    assert [h.name for h in HOOKS if h.applies(_setup(x + 1))] == ["greedy-seed", "index-algebra"]
     assert [h.name for h in HOOKS if h.applies(_setup(x + 1, int_semantics="no_overflow"))] == [
         "greedy-seed",
+        "index-algebra",
         "decided-comparisons",
     ]
+    assert [h.name for h in HOOKS if h.applies(_setup(x + 1, rules="symbolic"))] == ["greedy-seed"]
     assert [h.name for h in HOOKS if h.applies(_setup(f + 1.0))] == ["python-fold"]
     assert [h.name for h in HOOKS if h.applies(_setup(x + 1, seed_greedy=False))] == []
     assert [h.name for h in HOOKS if h.applies(_setup(f + 1.0, rules="ac"))] == []

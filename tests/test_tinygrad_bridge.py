@@ -312,4 +312,4 @@ def test_saturation_is_never_larger_than_tinygrad_on_generated_index_expressions
         program = e.bounded_program
         ours = cost_of(optimize(program, "dag_size", int_semantics="no_overflow").program, "dag_size")
         ranks[rank(ours, cost_of(tinygrad_simplify(program), "dag_size"))] += 1
-    assert ranks == {"smaller": 27, "equal": 13}
+    assert ranks == {"smaller": 28, "equal": 12}

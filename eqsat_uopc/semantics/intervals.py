@@ -100,10 +100,18 @@ def _bounds(u: UOp) -> tuple[Any, Any]:
             return (min(ps), max(ps))
         case Ops.MAX:
             return (max(a0, b0), max(a1, b1))
-        case Ops.FLOORDIV if b0 == b1 and b0 > 0:
-            return (a0 // b0, a1 // b0)
-        case Ops.FLOORMOD if b0 == b1 and b0 > 0:
-            return (a0, a1) if a0 >= 0 and a1 < b0 else (0, b0 - 1)  # floor mod by c > 0 is in [0, c)
+        case Ops.FLOORDIV if b0 > 0 or b1 < 0:
+            # floor division is monotone in each operand on either side of 0: the corners bound it
+            qs = [a0 // b0, a0 // b1, a1 // b0, a1 // b1]
+            return (min(qs), max(qs))
+        case Ops.FLOORMOD if b0 > 0:  # in [0, y) and, for x >= 0, at most x
+            if a0 >= 0 and a1 < b0:
+                return (a0, a1)
+            return (0, b1 - 1 if a0 < 0 else min(a1, b1 - 1))
+        case Ops.FLOORMOD if b1 < 0:  # in (y, 0] and, for x <= 0, at least x
+            if a1 <= 0 and a0 > b1:
+                return (a0, a1)
+            return (b0 + 1 if a1 > 0 else max(a0, b0 + 1), 0)
         case Ops.CMPLT:
             return (True, True) if a1 < b0 else (False, False) if a0 >= b1 else (False, True)
         case Ops.CMPNE:

@@ -7,6 +7,7 @@ A new hook is a module here with a `Hook` subclass (see base.py for the interfac
 from eqsat_uopc.saturation.hooks.base import Additions, Hook, RunSetup, Seeds
 from eqsat_uopc.saturation.hooks.decided_comparisons import DecidedComparisons
 from eqsat_uopc.saturation.hooks.greedy_seed import GreedySeed
+from eqsat_uopc.saturation.hooks.index_algebra import IndexAlgebra
 from eqsat_uopc.saturation.hooks.python_fold import PythonFold
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "DecidedComparisons",
     "GreedySeed",
     "Hook",
+    "IndexAlgebra",
     "PythonFold",
     "RunSetup",
     "Seeds",
@@ -22,4 +24,4 @@ __all__ = [
 
 # start phases run in this order (the decided comparisons read the seeds before them), then the iterating
 # hooks in this order after every egglog iteration
-HOOKS: tuple[type[Hook], ...] = (GreedySeed, DecidedComparisons, PythonFold)
+HOOKS: tuple[type[Hook], ...] = (GreedySeed, IndexAlgebra, DecidedComparisons, PythonFold)

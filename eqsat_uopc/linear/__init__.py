@@ -1,0 +1,26 @@
+"""The index algebra on linear forms: divisions, remainders, comparisons, sums and conditions.
+
+form.py (the linear form of an i32 term, the analysis), divmod.py, compare.py, sums.py,
+conditions.py (the folds), rules.py (the folds as greedy rules, `simplify_algebra`).
+"""
+
+from eqsat_uopc.linear.compare import fold_compare
+from eqsat_uopc.linear.conditions import assume, fold_bool, fold_where
+from eqsat_uopc.linear.divmod import fold_divmod
+from eqsat_uopc.linear.form import LinearForm, Product
+from eqsat_uopc.linear.rules import ALGEBRA, ALGEBRA_RULES, simplify_algebra
+from eqsat_uopc.linear.sums import fold_sum
+
+__all__ = [
+    "ALGEBRA",
+    "ALGEBRA_RULES",
+    "LinearForm",
+    "Product",
+    "assume",
+    "fold_bool",
+    "fold_compare",
+    "fold_divmod",
+    "fold_sum",
+    "fold_where",
+    "simplify_algebra",
+]

@@ -1,0 +1,264 @@
+"""Conditions: what a WHERE's condition says inside its branches, and boolean terms decided by truth tables.
+
+- Inside `where(c, t, f)`, c is true in t and false in f: `where(s < 8, where(s < 8, p, q)*3, q + 2)`
+  is `where(s < 8, p*3, q + 2)`. What c implies is used too: a comparison of the same linear form
+  that c decides (`s < 10` is true in t, `s < 5` false in f), the operands of an `&&` in t and of an
+  `||` in f, the operand of a `!`.
+- A boolean term (AND, OR, NOT, XOR in every spelling: WHERE, MAX, MUL, ADD, CMPNE and CMPLT on
+  bools) over atoms (i32 comparisons, bool inputs) is evaluated on every consistent assignment of
+  its atoms: comparisons of one linear form are assigned the values that form takes between their
+  thresholds, other atoms both values. A term with one value on all of them is that constant
+  (`(x < 7) || !(x < 7)`, `(x < 3) && (5 < x)`); one that agrees with an atom everywhere is that atom
+  (`(x < 3) || (x < 1)` is `x < 3`).
+
+Both rewrite only terms whose atoms are total (no division by a range holding 0, no INDEX, no
+CALL), so that no undefined value is moved or dropped where it mattered.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+from eqsat_uopc.ir.dtype import dtypes
+from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.linear.compare import difference
+from eqsat_uopc.linear.form import LinearForm, atom_bounds
+from eqsat_uopc.semantics.alu import exec_alu
+
+__all__ = ["assume", "fold_bool", "fold_where"]
+
+_MAX_ROWS = 512  # assignments a truth table tries at most
+_MAX_NODES = 64  # boolean nodes of a term the truth table reads at most
+_BOOL_OPS = frozenset({Ops.WHERE, Ops.CMPNE, Ops.CMPLT, Ops.MAX, Ops.MUL, Ops.ADD})
+_TRUE, _FALSE = UOp.const(True), UOp.const(False)
+
+
+_TOTAL_OPS = ALU | {Ops.CONST, Ops.PARAM, Ops.RANGE}
+
+
+def _total(u: UOp) -> bool:
+    """Is u defined for every input (scalar ALU over inputs, divisions by ranges without 0)? Known
+    once per node."""
+    return u.memo("total", _is_total)
+
+
+def _is_total(u: UOp) -> bool:
+    if u.shape or u.op not in _TOTAL_OPS or not all(_total(s) for s in u.src):
+        return False
+    if u.op in (Ops.FLOORDIV, Ops.FLOORMOD):
+        lo, hi = atom_bounds(u.src[1])
+        return not lo <= 0 <= hi
+    return True
+
+
+def _is_bool_op(n: UOp) -> bool:
+    return (
+        n.dtype is dtypes.bool
+        and not n.shape
+        and n.op in _BOOL_OPS
+        and all(s.dtype is dtypes.bool for s in n.src)
+    )
+
+
+# -- facts a condition gives
+
+
+def _facts(cond: UOp, value: bool, out: dict[UOp, bool]) -> None:
+    """The boolean terms whose value follows from cond == value (cond included)."""
+    if cond.op is Ops.CONST or cond in out:
+        return
+    out[cond] = value
+    if cond.op is Ops.CMPNE and cond.src[1] is _TRUE and cond.src[0].dtype is dtypes.bool:
+        _facts(cond.src[0], not value, out)  # !a
+    elif cond.op is Ops.WHERE and cond.dtype is dtypes.bool:
+        a, b, c = cond.src
+        if value and c is _FALSE:  # a && b true: both are
+            _facts(a, True, out)
+            _facts(b, True, out)
+        elif not value and b is _TRUE:  # a || c false: both are
+            _facts(a, False, out)
+            _facts(c, False, out)
+
+
+def _relation(w: LinearForm, d: LinearForm) -> tuple[Fraction, int] | None:
+    """(s, e) with w = s*d + e, when w is a multiple of d's terms plus a constant."""
+    if not d.terms or len(w.terms) != len(d.terms):
+        return None
+    coeffs = dict(w.terms)
+    a0, c0 = d.terms[0]
+    if a0 not in coeffs:
+        return None
+    s = Fraction(coeffs[a0], c0)
+    if any(coeffs.get(a) != s * c for a, c in d.terms):
+        return None
+    e = w.const - s * d.const
+    return (s, int(e)) if e.denominator == 1 else None
+
+
+def _decide(w: UOp, facts: list[tuple[LinearForm, Ops, bool]]) -> bool | None:
+    """The value of the i32 comparison w given facts on comparisons (difference, op, value)."""
+    dw = difference(w)
+    if dw is None:
+        return None
+    for d, op, value in facts:
+        rel = _relation(dw, d)
+        if rel is None:
+            continue
+        s, e = rel
+        lo, hi = d.bounds()
+        if op is Ops.CMPLT:
+            lo, hi = (lo, min(hi, -1)) if value else (max(lo, 0), hi)
+        elif not value:  # d == 0
+            lo, hi = 0, 0
+        else:
+            continue  # d != 0 bounds nothing
+        if lo > hi:
+            continue  # the fact contradicts the bounds: this branch never runs
+        ends = (s * lo + e, s * hi + e)
+        wlo, whi = min(ends), max(ends)
+        if w.op is Ops.CMPLT:
+            if whi < 0:
+                return True
+            if wlo >= 0:
+                return False
+        elif wlo > 0 or whi < 0:
+            return True
+        elif wlo == whi == 0:
+            return False
+    return None
+
+
+def assume(term: UOp, cond: UOp, value: bool) -> UOp:
+    """term where cond == value is known: cond and what it implies replaced by their constants."""
+    known: dict[UOp, bool] = {}
+    _facts(cond, value, known)
+    facts = []
+    for c, v in known.items():
+        d = difference(c)
+        if d is not None:
+            facts.append((d, c.op, v))
+    mapping = {c: UOp.const(v) for c, v in known.items()}
+    if facts:
+        for n in term.toposort():
+            if n not in mapping and n.op in (Ops.CMPLT, Ops.CMPNE):
+                v = _decide(n, facts)
+                if v is not None:
+                    mapping[n] = UOp.const(v)
+    return term.substitute(mapping)
+
+
+def fold_where(u: UOp) -> UOp | None:
+    """where(c, t, f) with what c says substituted in t (c true) and f (c false), or None."""
+    if u.op is not Ops.WHERE or u.shape:
+        return None
+    c, t, f = u.src
+    if c.op is Ops.CONST or not _total(c):
+        return None
+    t2, f2 = assume(t, c, True), assume(f, c, False)
+    if t2 is t and f2 is f:
+        return None
+    return c.where(t2, f2)
+
+
+# -- truth tables
+
+
+def _samples(atoms: list[UOp]) -> list[list[tuple[UOp, bool]]] | None:
+    """Per independent group of atoms, the assignments it can take (each a list of (atom, value))."""
+    groups: dict[tuple, list[tuple[UOp, LinearForm]]] = {}
+    free: list[UOp] = []
+    for a in atoms:
+        key = _group_key(a)
+        if key is None:
+            free.append(a)
+            continue
+        groups.setdefault(key, []).append((a, difference(a)))
+    out: list[list[list[tuple[UOp, bool]]]] = []
+    for key, members in groups.items():
+        form = LinearForm(key, 0)
+        lo, hi = form.bounds()
+        points = {lo, hi}
+        rels = []
+        for a, d in members:
+            s, e = _relation(d, form) or (None, None)
+            if s is None:
+                return None
+            rels.append((a, s, e))
+            b = Fraction(-e) / s
+            base = math.floor(b)
+            points.update(range(base - 1, base + 3))
+        rows = []
+        for v in sorted(p for p in points if lo <= p <= hi):
+            row = []
+            for a, s, e in rels:
+                dv = s * v + e
+                row.append((a, dv < 0 if a.op is Ops.CMPLT else dv != 0))
+            rows.append(row)
+        out.append(list({tuple(r): r for r in rows}.values()))
+    for a in free:
+        out.append([[(a, False)], [(a, True)]])
+    if math.prod(len(g) for g in out) > _MAX_ROWS:
+        return None
+    return [[pair for part in combo for pair in part] for combo in itertools.product(*out)]
+
+
+def _group_key(a: UOp) -> tuple | None:
+    """The linear form (up to scale, sign and constant) an i32 comparison atom compares, if any."""
+    d = difference(a) if a.op in (Ops.CMPLT, Ops.CMPNE) else None
+    if d is None or not d.terms:
+        return None
+    g = math.gcd(*(c for _, c in d.terms))
+    sign = 1 if d.terms[0][1] > 0 else -1
+    return tuple((t, c * sign // g) for t, c in d.terms)
+
+
+def _entangled(inner: list[UOp], atoms: list[UOp]) -> bool:
+    """Can the term be a constant or one of its atoms? Not when every atom is read once, no operand is
+    a constant and no two atoms compare one linear form: a read-once function of independent atoms
+    depends on each of them."""
+    reads: dict[UOp, int] = {}
+    for n in inner:
+        for s in n.src:
+            if s.op is Ops.CONST:
+                return True  # a constant operand: `a || false` is a, `a && false` is false
+            reads[s] = reads.get(s, 0) + 1
+    if any(reads.get(a, 0) > 1 for a in atoms):
+        return True
+    keys = [k for k in map(_group_key, atoms) if k is not None]
+    return len(set(keys)) < len(keys)
+
+
+def fold_bool(u: UOp) -> UOp | None:
+    """A constant or an atom equal to the boolean term u on every consistent assignment, or None."""
+    if not _is_bool_op(u):
+        return None
+    inner, atoms = [], []
+    for n in u.toposort():
+        if n.op is Ops.CONST:
+            continue
+        (inner if _is_bool_op(n) else atoms).append(n)
+    if len(inner) > _MAX_NODES or not atoms or not all(_total(a) for a in atoms):
+        return None
+    if not _entangled(inner, atoms):
+        return None
+    rows = _samples(atoms)
+    if rows is None:
+        return None
+    results = []
+    for row in rows:
+        values = dict(row)
+        for n in inner:
+            if n not in values:
+                values[n] = exec_alu(
+                    n.op, dtypes.bool, [s.arg if s.op is Ops.CONST else values[s] for s in n.src]
+                )
+        results.append((values, values[u]))
+    if all(r == results[0][1] for _, r in results):
+        return UOp.const(results[0][1])
+    for a in atoms:
+        if a.size < u.size and all(vals[a] == r for vals, r in results):
+            return a
+    return None

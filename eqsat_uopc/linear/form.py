@@ -1,0 +1,196 @@
+"""The linear form of an i32 term: the analysis the divmod and comparison algebra is computed from.
+
+Index arithmetic is sums of terms times constants: `r0*24 + (g // 8)*3 + l + 5`. Its linear form
+is those terms (*atoms*: inputs, divisions, products of variables, anything that is not a sum or a
+product by a constant), each atom's integer coefficient (like atoms merged: `x*2 + x*3` is `5x`)
+and the constant; the interval analysis gives each atom's bounds. Every fold of the algebra is a
+question about this value, whatever the spelling of the sum (`(a + 5) + b*2`, `b*2 + (5 + a)`, `2*b
++ a + 5` are one form), which is what makes the folds general where rules over one spelling are not.
+
+`LinearForm.of(u)` reads a term; `.to_uop()` writes a canonical one back (atoms in a fixed order,
+coefficient after the atom, the constant last). `.bounds()` is the exact integer range from the
+atoms' bounds. A term's value equals its linear form's exactly, without wraparound, when that range
+fits in int32 (`fits()`): the partial sums and products of the term may wrap, but the ring
+arithmetic of int32 brings them back to the exact value, which is then in range. Every fold checks
+this of what it divides or compares, so each is sound under wraparound, not only under
+no_overflow.
+
+`Product` reads a term as a constant times a product of factors, for the symbolic gcd of terms
+with a variable divisor (`(d*b + c*d) // d`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.intervals import bounds
+
+__all__ = ["MAX_TERMS", "LinearForm", "Product", "atom_bounds", "fits_i32", "is_index"]
+
+MAX_TERMS = 32  # atoms of a linear form at most; a longer sum is not read (the folds are per term)
+
+
+def is_index(u: UOp) -> bool:
+    """Is u a scalar i32 term, what the algebra is about?"""
+    return u.dtype is dtypes.i32 and u.shape == ()
+
+
+def fits_i32(lo: int, hi: int) -> bool:
+    return lo >= I32_MIN and hi <= I32_MAX
+
+
+def atom_bounds(u: UOp) -> tuple[int, int]:
+    """The bounds of an atom (the wrap-sound interval analysis: the full range when unknown)."""
+    lo, hi = bounds(u)
+    return int(lo), int(hi)
+
+
+@dataclass(frozen=True)
+class LinearForm:
+    """sum(coefficient * atom) + const: atoms distinct and in first-seen order, coefficients nonzero."""
+
+    terms: tuple[tuple[UOp, int], ...]
+    const: int
+
+    @staticmethod
+    def of(u: UOp) -> LinearForm | None:
+        """The linear form of an i32 term (None past MAX_TERMS atoms, or for a non-i32 term), read
+        once per node."""
+        return u.memo("linear_form", _read_form) if is_index(u) else None
+
+    @staticmethod
+    def constant(c: int) -> LinearForm:
+        return LinearForm((), c)
+
+    @staticmethod
+    def atom(u: UOp, coefficient: int = 1) -> LinearForm:
+        return LinearForm(((u, coefficient),) if coefficient else (), 0)
+
+    # -- arithmetic
+    def __add__(self, other: LinearForm) -> LinearForm:
+        coeffs = dict(self.terms)
+        for a, c in other.terms:
+            coeffs[a] = coeffs.get(a, 0) + c
+        return LinearForm(tuple((a, c) for a, c in coeffs.items() if c), self.const + other.const)
+
+    def __sub__(self, other: LinearForm) -> LinearForm:
+        return self + other.scaled(-1)
+
+    def scaled(self, k: int) -> LinearForm:
+        if k == 0:
+            return LinearForm((), 0)
+        return LinearForm(tuple((a, c * k) for a, c in self.terms), self.const * k)
+
+    def plus(self, c: int) -> LinearForm:
+        return LinearForm(self.terms, self.const + c)
+
+    def exact_div(self, k: int) -> LinearForm | None:
+        """self / k when k divides every coefficient and the constant."""
+        if k == 0 or self.const % k or any(c % k for _, c in self.terms):
+            return None
+        return LinearForm(tuple((a, c // k) for a, c in self.terms), self.const // k)
+
+    def without_const(self) -> LinearForm:
+        return LinearForm(self.terms, 0)
+
+    # -- questions
+    @property
+    def is_constant(self) -> bool:
+        return not self.terms
+
+    def coefficient_gcd(self) -> int:
+        return math.gcd(*(c for _, c in self.terms)) if self.terms else 0
+
+    def bounds(self) -> tuple[int, int]:
+        """The exact integer range of the form, from the atoms' bounds."""
+        lo = hi = self.const
+        for a, c in self.terms:
+            alo, ahi = atom_bounds(a)
+            if c > 0:
+                lo, hi = lo + c * alo, hi + c * ahi
+            else:
+                lo, hi = lo + c * ahi, hi + c * alo
+        return lo, hi
+
+    def fits(self) -> bool:
+        """Is every value of the form an int32, so that a term computing it never wraps to another?"""
+        return fits_i32(*self.bounds())
+
+    def magnitude(self) -> int:
+        """An upper bound on the absolute value of every partial sum and product of the form, in any
+        order: a rebuilt term whose magnitude fits computes every intermediate exactly."""
+        m = abs(self.const)
+        for a, c in self.terms:
+            alo, ahi = atom_bounds(a)
+            m += abs(c) * max(abs(alo), abs(ahi))
+        return m
+
+    # -- back to a term
+    def to_uop(self) -> UOp:
+        """A canonical term: atom * coefficient summed in the form's order, the constant last."""
+        out: UOp | None = None
+        for a, c in self.terms:
+            t = a if c == 1 else a * c
+            out = t if out is None else out + t
+        if out is None:
+            return UOp.const(self.const)
+        return out + self.const if self.const else out
+
+
+def _read_form(u: UOp) -> LinearForm | None:
+    """u as a sum of coefficient * atom and a constant (LinearForm.of)."""
+    coeffs: dict[UOp, int] = {}
+    const = 0
+    stack = [(u, 1)]
+    while stack:
+        t, k = stack.pop()
+        if t.op is Ops.ADD:
+            stack.append((t.src[1], k))
+            stack.append((t.src[0], k))
+        elif t.op is Ops.MUL and t.src[1].op is Ops.CONST:
+            stack.append((t.src[0], k * t.src[1].arg))
+        elif t.op is Ops.MUL and t.src[0].op is Ops.CONST:
+            stack.append((t.src[1], k * t.src[0].arg))
+        elif t.op is Ops.CONST:
+            const += k * t.arg
+        else:
+            coeffs[t] = coeffs.get(t, 0) + k
+            if len(coeffs) > MAX_TERMS:
+                return None
+    return LinearForm(tuple((a, c) for a, c in coeffs.items() if c), const)
+
+
+@dataclass(frozen=True)
+class Product:
+    """A term as constant * product of factors (a multiset): `(d*b)*3` is 3 * {d, b}."""
+
+    const: int
+    factors: Counter
+
+    @staticmethod
+    def of(u: UOp) -> Product:
+        const, factors = 1, Counter()
+        stack = [u]
+        while stack:
+            t = stack.pop()
+            if t.op is Ops.MUL:
+                stack.extend(t.src)
+            elif t.op is Ops.CONST:
+                const *= t.arg
+            else:
+                factors[t] += 1
+        return Product(const, factors)
+
+    def to_uop(self) -> UOp:
+        out: UOp | None = None
+        for f, n in self.factors.items():
+            for _ in range(n):
+                out = f if out is None else out * f
+        if out is None:
+            return UOp.const(self.const)
+        return out if self.const == 1 else out * self.const

@@ -1,0 +1,129 @@
+"""Sums of i32 terms rewritten on their linear form: like terms combined, quotient and remainder joined.
+
+- Like terms: `x*3 + y + x*-3` is `y`, `a*4 + (b + a*2)` is `a*6 + b`, whatever the nesting.
+- A remainder and its quotient recombine: `m*(b % c) + (m*c)*(b // c)` is `m*b`, also when the
+  quotient is written of a term congruent to b (`(b + 8) // 4` with c = 4 is `b // 4 + 2`) or divides
+  b's own numerator further (`(x // 4) % 2` and `x // 8`, since `x // 8 = (x // 4) // 2`):
+  `l + (g // 8)*24 + (g % 8)*3` is `l + g*3`.
+- Partly: `m*(b % c) + (m*c)*((b // c) % e)` is `m*(b % (c*e))` (e > 0).
+
+Combining like terms is ring arithmetic, exact under wraparound whatever the values; a recombination
+needs the exact values of the terms it compares (`b` and the quotient's numerator fit int32), as
+the floor of a wrapped value is not the floor of the exact one. The rewritten sum replaces the term
+when something recombined or it is smaller.
+"""
+
+from __future__ import annotations
+
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.linear.form import LinearForm, fits_i32, is_index
+
+__all__ = ["fold_sum"]
+
+
+def fold_sum(u: UOp) -> UOp | None:
+    """A sum equal to the i32 ADD u with its div/mod pairs recombined and like terms combined, or None."""
+    if u.op is not Ops.ADD or not is_index(u):
+        return None
+    lf = LinearForm.of(u)
+    if lf is None:
+        return None
+    recombined = _recombine(lf)
+    form = recombined or lf
+    if not all(fits_i32(k, k) for k in (form.const, *(c for _, c in form.terms))):
+        return None  # a coefficient beyond int32 would be a wrapped constant
+    out = form.to_uop()
+    if out is u or (recombined is None and out.size >= u.size):
+        return None
+    return out
+
+
+def _const_divisor(a: UOp, op: Ops) -> int | None:
+    if a.op is op and a.src[1].op is Ops.CONST and a.src[1].arg > 0:
+        return a.src[1].arg
+    return None
+
+
+def _offset(a: LinearForm | None, b: LinearForm | None) -> int | None:
+    """a - b when it is a constant; 0 when a and b are one term (then whatever its value)."""
+    if a is None or b is None:
+        return None
+    if a == b:
+        return 0
+    if not (a.fits() and b.fits()):
+        return None  # the terms' values are exact only then
+    d = a - b
+    return d.const if d.is_constant else None
+
+
+def _recombine(lf: LinearForm) -> LinearForm | None:
+    """lf with one remainder and its quotient joined (repeatedly), or None if none is."""
+    changed = False
+    while True:
+        step = _recombine_once(lf)
+        if step is None:
+            return lf if changed else None
+        lf, changed = step, True
+
+
+def _recombine_once(lf: LinearForm) -> LinearForm | None:
+    for mod_atom, m in lf.terms:
+        div = _const_divisor(mod_atom, Ops.FLOORMOD)
+        if div is None:
+            continue
+        base = mod_atom.src[0]
+        lbase = LinearForm.of(base)
+        for q, cq in lf.terms:
+            if q is mod_atom or cq != div * m:
+                continue
+            rest = lf - LinearForm.atom(mod_atom, m) - LinearForm.atom(q, cq)
+            joined = _full(lbase, base, q, div, m)
+            if joined is not None:
+                return rest + joined
+            joined = _partial(lbase, q, div, m)
+            if joined is not None:
+                return rest + joined
+    return None
+
+
+def _full(lbase: LinearForm | None, base: UOp, q: UOp, div: int, m: int) -> LinearForm | None:
+    """m*(base % div) + m*div*q as m*base - m*t, when q = base//div - t/div."""
+    D = _const_divisor(q, Ops.FLOORDIV)
+    if D is None or lbase is None:
+        return None
+    lnum = LinearForm.of(q.src[0])
+    if div == D:  # q = B // div, base = B + t
+        t = _offset(lbase, lnum)
+        if t is None or t % div:
+            return None
+        return lbase.scaled(m).plus(-m * t)
+    if D % div:
+        return None
+    k = D // div  # q = B // (k*div) = (B // k) // div; base = (B' // k) + a with B' = B + s
+    if len(lbase.terms) != 1 or lbase.terms[0][1] != 1 or not lbase.fits():
+        return None
+    inner = lbase.terms[0][0]
+    if _const_divisor(inner, Ops.FLOORDIV) != k:
+        return None
+    s = _offset(LinearForm.of(inner.src[0]), lnum)
+    if s is None:
+        return None
+    total = s + lbase.const * k  # base = (B + total) // k
+    if total % D:
+        return None
+    return lbase.scaled(m).plus(-m * (total // k))
+
+
+def _partial(lbase: LinearForm | None, q: UOp, div: int, m: int) -> LinearForm | None:
+    """m*(base % div) + m*div*((B // div) % e) as m*(B % (div*e)), base = B + t, t a multiple of div."""
+    e = _const_divisor(q, Ops.FLOORMOD)
+    if e is None or lbase is None:
+        return None
+    inner = q.src[0]
+    if _const_divisor(inner, Ops.FLOORDIV) != div:
+        return None
+    t = _offset(lbase, LinearForm.of(inner.src[0]))
+    if t is None or t % div or not fits_i32(div * e, div * e):
+        return None
+    return LinearForm.atom(inner.src[0] % (div * e), m)

@@ -1,0 +1,381 @@
+"""The index algebra on linear forms: exact folds, what must not fold, random soundness, z3 schemas."""
+
+import random
+
+import pytest
+import z3
+
+from eqsat_uopc import UOp, dtypes, optimize
+from eqsat_uopc.ir.dtype import I32_MAX
+from eqsat_uopc.linear import (
+    LinearForm,
+    assume,
+    fold_bool,
+    fold_compare,
+    fold_divmod,
+    fold_sum,
+    fold_where,
+    simplify_algebra,
+)
+from eqsat_uopc.verify import check_equivalent
+
+
+def P(slot, lo=None, hi=None):
+    return UOp.param(slot, dtypes.i32, bounds=None if lo is None else (lo, hi))
+
+
+# -- the linear form
+
+
+def test_a_linear_form_reads_any_spelling_of_a_sum():
+    a, b = P(0, 0, 9), P(1, -3, 3)
+    spellings = [(a + 5) + b * 2, b * 2 + (5 + a), 2 * b + a + 5, (a + b + 5) + b + a * 0]
+    forms = {LinearForm.of(u) for u in spellings}
+    assert forms == {LinearForm(((a, 1), (b, 2)), 5), LinearForm(((b, 2), (a, 1)), 5)}
+    f = LinearForm.of(a * 3 + b * -1 + a * -3 + 7)
+    assert f == LinearForm(((b, -1),), 7) and f.bounds() == (4, 10) and f.fits()
+    assert LinearForm.of(P(2) * 4).fits() is False  # an unbounded input times 4 may wrap
+    assert LinearForm.of(UOp.const(True)) is None
+    assert LinearForm(((a, 3), (b, -1)), 2).to_uop() is a * 3 + b * -1 + 2
+
+
+# -- divisions and remainders
+
+
+def test_divmod_folds():
+    a, x, g, n = P(0, 0, 30), P(1, 0, 40), P(2, 0, 255), P(3, 0, 100)
+    assert fold_divmod((a * 6) // 9) is (a * 2) // 3  # the gcd of the coefficients and 9
+    assert fold_divmod((x * 13) % 12) is x % 12  # the coefficient reduced modulo 12
+    assert fold_divmod((x * 4 + 2) % 8) is (x % 2) * 4 + 2  # congruence: in one period of 8
+    assert fold_divmod((a * 19 + 4) // 9) is a * 2 + (a + 4) // 9  # the multiples of 9 split off
+    assert fold_divmod((a * 19 + 4) % 9) is (a + 4) % 9
+    assert fold_divmod((g + 7) // 4) is (g + 3) // 4 + 1  # the constant into [0, 4)
+    assert fold_divmod((g // 4 + 3) // 2) is (g + 12) // 8  # a nested division merged
+    assert fold_divmod((g % 16 + n) % 8) is (g + n) % 8  # a remainder modulo a multiple of 8
+    assert fold_divmod(x % 12) is None and fold_divmod((g * 4 + n) // -4) is None
+
+
+def test_divmod_constant_quotient_and_variable_divisors():
+    x, y = P(0, 24, 29), P(1, 10, 11)
+    assert fold_divmod(x // y) is UOp.const(2)
+    assert fold_divmod(x % y) is x + y * -2
+    d, b, c = P(0, 2, 9), P(1, -10, 10), P(2, -10, 10)
+    assert fold_divmod((d * b + c * d) // d) is (b + c) // 1
+    assert simplify_algebra((d * b + c * d) // d, "wrap") is b + c
+    assert simplify_algebra((d * b + c * d) % d, "wrap") is UOp.const(0)
+    i, n = P(0, 0, 100), P(1, 1, 16)
+    assert simplify_algebra((n * i + 3) // n, "wrap") in (i + 3 // n, 3 // n + i)
+
+
+def test_divmod_refuses_what_it_cannot_prove():
+    x, y = P(0, 0, 100), P(1, -2, 2)
+    assert fold_divmod(x // y) is None  # the divisor's range holds 0
+    big = P(0, 0, 2**30)
+    assert fold_divmod((big * 4 + 1) // 4) is None  # 4*big may wrap: its value is not 4 times big's
+    assert fold_divmod((P(1) * 6) // 9) is None  # unbounded: the same
+
+
+def test_negative_divisors():
+    g, v = P(0, 0, 255), P(1, -20, -19)
+    assert fold_divmod((g * 8 + 16) // -8) is (g + 2) // -1  # the gcd 8, whatever the signs
+    assert fold_divmod((g * 2) // -6) is g // -3
+    assert fold_divmod((g - 2) % -2) is g % -2  # the constant into (-2, 0]
+    assert fold_divmod(g % -1) is UOp.const(0) and fold_divmod(g // -1) is g * -1
+    assert fold_divmod((v % -2) // 2) is v % -2  # a numerator in {-1, 0} is its own quotient
+    assert fold_divmod(g // -8) is None
+
+
+# -- sums
+
+
+def test_sums_combine_like_terms_and_recombine_quotients():
+    n, g = P(0, 0, 100), P(1, 0, 255)
+    assert fold_sum(n + (g // 8) * 24 + (g % 8) * 3) is n + g * 3
+    assert fold_sum((g % 4) + ((g + 8) // 4) * 4) is g + 8  # the quotient of a congruent term
+    assert fold_sum((g // 4) % 2 * 4 + g // 8 * 8) is (g // 4) * 4  # through a division of the base
+    assert fold_sum((g % 4) + ((g // 4) % 8) * 4) is g % 32  # partly: a wider modulo
+    x, y = P(2), P(3)
+    assert fold_sum(x * 3 + y + x * -3) is y
+    assert fold_sum(x + y) is None
+
+
+# -- comparisons
+
+
+def test_comparisons_on_the_difference():
+    x, y, i = P(0, 0, 40), P(1, 0, 40), P(2, 0, 3)
+    assert fold_compare(x + 1 < x + 3) is UOp.const(True)
+    assert fold_compare((x * 2).ne(y * 2 + 1)) is UOp.const(True)
+    assert fold_compare(x * 6 + y * 4 < 9) is (x * 3 + y * 2 < 5)
+    assert fold_compare(x * 4 + i < 8) is (x < 2)  # the remainder i in [0, 3] cannot reach the next 4
+    assert fold_compare(x * 2 + y * 3 < 1) is (x + y < 1)  # a simplex
+    assert fold_compare(x // 4 < 3) is (x < 12)
+    assert fold_compare(UOp.const(2) < x // 4) is (UOp.const(11) < x)
+    assert fold_compare(x + y < 10) is None
+
+
+# -- conditions
+
+
+def test_a_where_condition_holds_in_its_branches_with_what_it_implies():
+    s, p, q = P(0, 0, 20), P(1, -5, 5), P(2, -5, 5)
+    assert fold_where((s < 8).where((s < 8).where(p, q) * 3, q + 2)) is (s < 8).where(
+        UOp.const(True).where(p, q) * 3, q + 2
+    )
+    assert simplify_algebra((s < 8).where((s < 8).where(p, q) * 3, q + 2), "wrap") is (s < 8).where(
+        p * 3, q + 2
+    )
+    assert assume((s < 10).where(p, q), s < 8, True) is UOp.const(True).where(p, q)
+    assert assume((s < 5).where(p, q), s < 8, False) is UOp.const(False).where(p, q)
+    both = (s < 8).where(p < 3, False)  # s < 8 && p < 3
+    assert assume((p < 3).where(s, q), both, True) is UOp.const(True).where(s, q)
+
+
+def test_boolean_terms_are_decided_by_truth_tables_in_every_spelling():
+    x, b = P(0, 0, 20), UOp.param(1, dtypes.bool)
+    c = x < 7
+    nc = c.ne(True)
+    assert fold_bool(c.maximum(nc)) is UOp.const(True)  # OR as MAX
+    assert fold_bool(c.where(True, nc)) is UOp.const(True)  # OR as WHERE
+    assert fold_bool(c * nc) is UOp.const(False)  # AND as MUL
+    assert fold_bool((x < 3).where(UOp.const(5) < x, False)) is UOp.const(False)
+    assert fold_bool((x < 3).maximum(x < 1)) is (x < 3)
+    assert fold_bool(b.ne(c).ne(b)) is c  # xor twice
+    assert fold_bool((x < 3).maximum(b)) is None
+
+
+def test_the_issue_examples_reach_tinygrads_size():
+    a, x = P(0, 0, 30), P(0, 0, 40)
+    X, Y = P(0, 24, 29), P(1, 10, 11)
+    d, b, c = P(0, 2, 9), P(1, -10, 10), P(2, -10, 10)
+    n, g = P(0, 0, 100), P(1, 0, 255)
+    s, p, q = P(0, 0, 20), P(1, -5, 5), P(2, -5, 5)
+    cmp = P(0, 0, 20) < 7
+    cases = [
+        ((a * 6) // 9, 5),
+        ((x * 13) % 12, 3),
+        (X // Y, 1),
+        ((d * b + c * d) // d, 3),
+        (n + (g // 8) * 24 + 3 * (g % 8), 5),
+        (cmp.maximum(cmp.ne(True)), 1),
+        ((s < 8).where((s < 8).where(p, q) * 3, q + 2), 10),
+    ]
+    for sem in ("wrap", "no_overflow"):
+        assert [optimize(e, "dag_size", int_semantics=sem).program.size for e, _ in cases] == [
+            n for _, n in cases
+        ]
+
+
+# -- soundness: random expressions, every result checked on random inputs (wraparound and no_overflow)
+
+
+def _random_term(rng, depth, params):
+    if depth == 0 or rng.random() < 0.25:
+        if rng.random() < 0.6:
+            return rng.choice(params)
+        return UOp.const(rng.choice([0, 1, 2, 3, 4, 6, 8, 12, 16, -1, -2, -4, 24, 255, rng.randint(-99, 99)]))
+    k, a = rng.random(), _random_term(rng, depth - 1, params)
+    if k < 0.25:
+        return a + _random_term(rng, depth - 1, params)
+    if k < 0.45:
+        return a * rng.choice([2, 3, 4, -1, -2, 6, 8, 12, 24, 13, -3])
+    if k < 0.6:
+        return a // rng.choice([2, 3, 4, 6, 8, 9, 12, 16, -4, -3, 5])
+    if k < 0.72:
+        return a % rng.choice([2, 3, 4, 6, 8, 9, 12, 16, -4, -3, 5])
+    if k < 0.78:
+        return a * _random_term(rng, depth - 1, params)
+    if k < 0.88:
+        return (a < _random_term(rng, depth - 1, params)).where(
+            _random_term(rng, depth - 1, params), _random_term(rng, depth - 1, params)
+        )
+    if k < 0.93:
+        return a // rng.choice(params)
+    return a.maximum(_random_term(rng, depth - 1, params))
+
+
+def _random_bool(rng, depth, params):
+    if depth == 0 or rng.random() < 0.3:
+        e, c = _random_term(rng, 2, params), UOp.const(rng.randint(-5, 20))
+        return e < c if rng.random() < 0.7 else e.ne(c)
+    k, a = rng.random(), _random_bool(rng, depth - 1, params)
+    b = _random_bool(rng, depth - 1, params)
+    return [a.where(b, False), a.where(True, b), a.ne(True), a.maximum(b), a * b, a.ne(b)][int(k * 6)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_algebra_is_sound_on_random_terms(seed):
+    rng = random.Random(seed)
+    checked = 0
+    for i in range(60):
+        params = []
+        for s in range(3):
+            lo = rng.choice([0, 0, -5, 1, 2, -20, 10])
+            params.append(P(s, lo, lo + rng.choice([0, 1, 3, 7, 15, 40, 255, 1000])))
+        params.append(P(3))
+        e = _random_bool(rng, 3, params) if i % 3 == 0 else _random_term(rng, 4, params)
+        for sem in ("wrap", "no_overflow"):
+            r = simplify_algebra(e, sem)
+            if r is None or r is e:
+                continue
+            v = check_equivalent(
+                e, r, int_semantics=sem, samples=60, backends=("interpreter",), prove=False, seed=i
+            )
+            assert v.status != "refuted", (sem, e, r, v.counterexample)
+            checked += 1
+    assert checked >= 40
+
+
+# -- the schemas behind the folds, proved for all integers with z3 (floor division as a relation)
+
+
+def _floor(a, b, facts):
+    q, r = z3.FreshInt("q"), z3.FreshInt("r")
+    facts += [a == b * q + r, z3.If(b > 0, z3.And(r >= 0, r < b), z3.And(b < r, r <= 0))]
+    return q, r
+
+
+def _prove(premises, goal_of):
+    facts = list(premises)
+    goal = goal_of(facts)
+    s = z3.Solver()
+    s.set("timeout", 20_000)
+    s.add(*facts, z3.Not(goal))
+    assert s.check() == z3.unsat
+
+
+def test_schema_congruence():
+    v, f, r, c, k_, k = z3.Ints("v f r c kk k")
+    facts0 = [c > 0, (f - r) % c == 0]
+
+    def goal(facts):
+        kd_, km_ = _floor(k_, c, facts)
+        rem = r * v + km_
+        facts += [k * c <= rem, rem < (k + 1) * c]
+        q, m = _floor(f * v + k_, c, facts)
+        return z3.And(q == (f - r) / c * v + kd_ + k, m == rem - k * c)
+
+    _prove(facts0, goal)
+
+
+def test_schema_gcd_and_nesting():
+    s_, k_, g, b_, x, fct, m = z3.Ints("s kk g b x fct m")
+
+    def gcd_goal(facts):
+        kg_, kr_ = _floor(k_, g, facts)
+        _, kgm_ = _floor(kg_, b_, facts)
+        reduced = s_ + kgm_
+        rq, rr = _floor(reduced, b_, facts)
+        kc_, _ = _floor(k_, g * b_, facts)
+        q, mm = _floor(g * s_ + k_, g * b_, facts)
+        return z3.And(q == rq + kc_, mm == rr * g + kr_)
+
+    _prove([g > 0, b_ > 0], gcd_goal)
+
+    def nest_goal(facts):
+        xf, xr = _floor(x, fct, facts)
+        q2, r2 = _floor(xf, m, facts)
+        q, r = _floor(x, fct * m, facts)
+        return z3.And(q == q2, r == r2 * fct + xr)
+
+    _prove([fct > 0, m > 0], nest_goal)
+
+
+def test_schema_constant_split_negative_divisor_and_merge():
+    x, k_, c, d, k, a = z3.Ints("x kk c d k a")
+
+    def split(facts):
+        kq_, kr_ = _floor(k_, c, facts)
+        q1, r1 = _floor(x + kr_, c, facts)
+        q, r = _floor(x + k_, c, facts)
+        return z3.And(q == q1 + kq_, r == r1)
+
+    _prove([c != 0], split)
+
+    def negative(facts):
+        q1, r1 = _floor(-x, d, facts)
+        q, r = _floor(x, -d, facts)
+        return z3.And(q == q1, r == -r1)
+
+    _prove([d > 0], negative)
+
+    def merge(facts):
+        xk, _ = _floor(x, k, facts)
+        q1, _ = _floor(xk + a, c, facts)
+        q, _ = _floor(x + a * k, k * c, facts)
+        return q == q1
+
+    _prove([k > 0, c > 0], merge)
+
+
+def test_schema_symbolic_gcd_and_exact_multiples():
+    g, a_, b_, y = z3.Ints("g a b y")
+
+    def gcd(facts):
+        q1, r1 = _floor(a_, b_, facts)
+        q, r = _floor(g * a_, g * b_, facts)
+        return z3.And(q == q1, r == r1 * g)
+
+    _prove([g != 0, b_ != 0], gcd)
+
+    def multiples(facts):
+        q1, r1 = _floor(b_, y, facts)
+        q, r = _floor(y * a_ + b_, y, facts)
+        return z3.And(q == a_ + q1, r == r1)
+
+    _prove([y != 0], multiples)
+
+
+def test_schema_recombination_and_comparisons():
+    b, w, c, s_, k, g, r_, h, k_ = z3.Ints("b w c s k g r h kk")
+    # (the sums' m*(...) + (m*c)*(...) are m times these: ring arithmetic)
+
+    def full(facts):  # b % c + c * ((b - t) // c) == b - t, t = c*w
+        _, br = _floor(b, c, facts)
+        q, _ = _floor(b - c * w, c, facts)
+        return br + c * q == b - c * w
+
+    _prove([c > 0], full)
+
+    def partial(cc, ee):  # b % c + c * (((b - t) // c) % e) == (b - t) % (c*e), t = c*w
+        def goal(facts):
+            _, br = _floor(b, cc, facts)
+            bq, _ = _floor(b - cc * w, cc, facts)
+            _, inner = _floor(bq, ee, facts)
+            _, wide = _floor(b - cc * w, cc * ee, facts)
+            return br + cc * inner == wide
+
+        return goal
+
+    for cc in range(1, 9):  # nonlinear in c and e together: proved for each pair of divisors up to 8
+        for ee in range(1, 9):
+            _prove([], partial(cc, ee))
+
+    def scaled(facts):  # g*s_ + k < 0  <=>  s_ < -floor(k/g)
+        kq, _ = _floor(k, g, facts)
+        return (g * s_ + k < 0) == (s_ < -kq)
+
+    _prove([g > 0], scaled)
+
+    rlo, rhi = z3.Ints("rlo rhi")
+
+    def remainder(facts):  # h*Q + r_ < k_  <=>  Q < m + 1 when floor((k_-1-r_)/h) is m over R's range
+        m_lo, _ = _floor(k_ - 1 - rlo, h, facts)
+        m_hi, _ = _floor(k_ - 1 - rhi, h, facts)
+        facts += [m_lo == m_hi, rlo <= r_, r_ <= rhi]
+        return (h * s_ + r_ < k_) == (s_ < m_lo + 1)
+
+    _prove([h > 0], remainder)
+
+    def lone_division(facts):
+        q, _ = _floor(s_, c, facts)
+        return z3.And((q < k) == (s_ < k * c), (-q < k) == (s_ >= (1 - k) * c))
+
+    _prove([c > 0], lone_division)
+
+
+def test_the_algebra_respects_int32_limits():
+    big = P(0, 0, I32_MAX)
+    assert fold_compare(big + 1 < big + 3) is None  # big + 3 may wrap: its value is not big's plus 3
+    assert fold_sum(big + big * -1 + 5) is UOp.const(5)  # ring arithmetic: exact under wraparound
+    assert fold_sum(big * 2**30 + big * 2**30) is None  # the coefficient 2**31 is no int32
