@@ -23,8 +23,8 @@ re-exports the function `saturate`, the attribute eqsat_uopc.saturation is that 
 
 from eqsat_uopc.saturation.config import DEFAULT_CONFIG, FIELD_HELP, SaturationConfig, resolve_config
 from eqsat_uopc.saturation.engine import clear_pool, engine_stats
-from eqsat_uopc.saturation.errors import DrawError, SaturationError
-from eqsat_uopc.saturation.picture import draw, to_dot, to_visualizer_json
+from eqsat_uopc.saturation.errors import DrawError, SaturationBug, SaturationError
+from eqsat_uopc.saturation.picture import View, draw, select_view, to_dot, to_visualizer_json
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
 from eqsat_uopc.saturation.runner import Saturation, saturate
 from eqsat_uopc.saturation.serialize import EgglogExtractor
@@ -35,15 +35,18 @@ __all__ = [
     "DrawError",
     "EgglogExtractor",
     "Saturation",
+    "SaturationBug",
     "SaturationConfig",
     "SaturationError",
     "SaturationReport",
     "StopReason",
+    "View",
     "clear_pool",
     "draw",
     "engine_stats",
     "resolve_config",
     "saturate",
+    "select_view",
     "to_dot",
     "to_visualizer_json",
 ]
