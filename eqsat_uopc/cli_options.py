@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -117,11 +117,11 @@ def subset(choices: Iterable[str], what: str = "names") -> Callable[[str], tuple
 
     def parse(text: str) -> tuple[str, ...]:
         names = tuple(n.strip() for n in text.split(",") if n.strip())
-        unknown = [n for n in names if n not in known]
-        if unknown:
-            raise argparse.ArgumentTypeError(f"unknown {unknown[0]!r} in {text!r}; expected {expected}")
-        if not names or len(set(names)) != len(names):
-            _fail(expected, text)
+        unknown = next((n for n in names if n not in known), None)
+        twice = next((n for k, n in enumerate(names) if n in names[:k]), None)
+        if unknown is not None or twice is not None or not names:
+            why = f": {unknown!r} is unknown" if unknown else f": {twice!r} is named twice" if twice else ""
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}{why}")
         return names
 
     return parse
@@ -132,12 +132,14 @@ def json_value(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise argparse.ArgumentTypeError(f"expected a JSON value (7, 2.5, true, [1, 2]), got {text!r}: {e}")
+        message = f"expected a JSON value (7, 2.5, true, [1, 2]), got {text!r}: {e}"
+        raise argparse.ArgumentTypeError(message) from None
 
 
 def suffixed(*suffixes: str) -> Callable[[str], str]:
     """A file path ending in one of suffixes (case-insensitive); the text is kept as given."""
-    expected = f"a file name ending in {' or '.join(suffixes)}"
+    ends = suffixes[0] if len(suffixes) == 1 else f"one of {', '.join(suffixes)}"
+    expected = f"a file name ending in {ends}"
 
     def parse(text: str) -> str:
         if Path(text).suffix.lower() not in suffixes:
@@ -172,24 +174,3 @@ def option(
         raise ValueError(f"option {flags[0]}: a None default needs `shown` to say what it means")
     text = _shown(default) if shown is None else shown
     return parser.add_argument(*flags, default=default, help=f"{help} (default: {text})", **kwargs)
-
-
-def check_usage(condition: bool, message: str) -> None:
-    """Raise UsageError(message) unless condition holds (for checks made after parsing)."""
-    if not condition:
-        raise UsageError(message)
-
-
-def names_list(text: str) -> tuple[str, ...]:
-    """A comma-separated list, blanks dropped (free names: variables, workloads before lookup)."""
-    return tuple(t.strip() for t in text.split(",") if t.strip())
-
-
-def first_repeat(items: Sequence[str]) -> str | None:
-    """The first item that occurs twice, or None."""
-    seen: set[str] = set()
-    for x in items:
-        if x in seen:
-            return x
-        seen.add(x)
-    return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["LEGEND", "failures_text", "rows_table", "summary_text"]
+__all__ = ["LEGEND", "failures_text", "rows_table", "summary_text", "verify_hint"]
 
 LEGEND = (
     "legend: ratio = saturated cost / greedy cost (below 1: saturation found a smaller program); "
@@ -137,11 +137,19 @@ def summary_text(summary: Mapping[str, Any]) -> str:
             rows.append((label, _counts(s[key], ("smaller", "equal", "larger"))))
     phases = ("saturate", "extract", "verify", "greedy")
     times = {p: s.get(f"time_{p}", 0.0) for p in phases}
-    total = sum(times.values())
     rows.append(("time", ", ".join(f"{p} {_seconds(times[p])}" for p in phases) + " (summed over programs)"))
     width = max(len(k) for k, _ in rows)
     lines = [f"  {k.ljust(width)}  {v}" for k, v in rows]
-    if total > 0 and times["verify"] >= 0.5 * total:
-        share = round(100 * times["verify"] / total)
-        lines.append(f"  verification took {share}% of the time: --no-verify skips it, --samples lowers it")
+    if hint := verify_hint(times):
+        lines.append(f"  {hint}")
     return "summary\n" + "\n".join(lines)
+
+
+def verify_hint(times: Mapping[str, float]) -> str:
+    """When verification took at least half the time (phase -> seconds), a line saying so and how to
+    skip it; "" otherwise."""
+    total = sum(times.values())
+    if total <= 0 or times.get("verify", 0.0) < 0.5 * total:
+        return ""
+    share = round(100 * times["verify"] / total)
+    return f"verification took {share}% of the time: --no-verify skips it, --samples lowers it"
