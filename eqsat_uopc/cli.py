@@ -87,6 +87,8 @@ def _load(path: Path) -> Example:
         return load_example(path)
     except UnicodeDecodeError:
         raise CliError(f"{path}: not a .uir text file (not UTF-8)") from None
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file or directory") from None
     except OSError as e:
         raise CliError(f"{path}: cannot read: {e.strerror}") from None
     except UirError as e:  # its message names the file, line and column
@@ -571,7 +573,7 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument(
         "--whole",
         action="store_true",
-        help=f"draw every e-node (refused above {DEFAULT_MAX_ENODES:,}) instead of the neighbourhood",
+        help=f"draw every e-node, refused above {DEFAULT_MAX_ENODES:,} (default: the root's neighbourhood)",
     )
     w.set_defaults(fn=_cmd_show)
 

@@ -21,9 +21,9 @@ from eqsat_uopc import (
     vmin,
 )
 from eqsat_uopc.backend import InputError
+from eqsat_uopc.backend.reference import evaluate_reference
 from eqsat_uopc.errors import UserError
 from eqsat_uopc.greedy import run, to_python
-from eqsat_uopc.backend.reference import evaluate_reference
 from eqsat_uopc.semantics.evaluation import evaluate
 from eqsat_uopc.semantics.values import bind_params, random_value
 
@@ -115,11 +115,11 @@ def test_a_shaped_bounded_input_names_its_lowest_value_below_else_its_highest_ab
     for value, bad in (([3, -2, 99], -2), ([3, 20, 99], 99)):
         messages = set()
         for refuse in (
-            lambda: compile_c(v + 1)(value),
-            lambda: evaluate(v + 1, {0: value}),
-            lambda: bind_params(v + 1, {0: value}),
+            compile_c(v + 1),
+            lambda given: evaluate(v + 1, {0: given}),
+            lambda given: bind_params(v + 1, {0: given}),
         ):
             with pytest.raises(InputError) as info:
-                refuse()
+                refuse(value)
             messages.add(str(info.value))
         assert messages == {f"{where}: value {bad} is outside the input's bounds [0, 15]"}

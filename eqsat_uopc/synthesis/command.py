@@ -59,7 +59,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help=f"comma-separated IR ops to combine, from: {', '.join(OP_NAMES)} (required)",
     )
     p.add_argument(
-        "--out", required=True, type=suffixed(".egg"), help="the .egg file to write; its log: <out>.log"
+        "--out",
+        required=True,
+        type=suffixed(".egg"),
+        help="the .egg file to write; its log: <out>.log (required)",
     )
     option(p, "--size", type=integer(minimum=1), default=5, help="largest term size, in nodes")
     option(p, "--vars", type=_names, default=("x", "y", "z"), help="i32 term variables")
