@@ -601,7 +601,7 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument(
         "--no-verify",
         action="store_true",
-        help="skip the equivalence checks, most of the time (default: verify)",
+        help="skip the equivalence checks, which usually take most of the time (default: verify)",
     )
     m.add_argument("--no-prove", action="store_true", help="skip the z3 proofs (default: prove)")
     option(

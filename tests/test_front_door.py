@@ -549,3 +549,29 @@ def test_synthesize_refuses_a_variable_named_twice(capsys):
     assert usage_error(
         capsys, ["synthesize", "--ops", "add", "--out", "x.egg", "--vars", "x", "--const-vars", "x"]
     ) == (_line("synthesize", "argument --vars/--bool-vars/--const-vars: 'x' is named twice"))
+
+
+# -- docs/cli.md covers every subcommand and option, and its Python runs ------------------------------
+
+CLI_DOC = ROOT / "docs" / "cli.md"
+
+
+def test_the_cli_doc_names_every_subcommand_and_option():
+    doc = CLI_DOC.read_text()
+    parser = cli._parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    missing = []
+    for name, p in sub.choices.items():
+        if f"\n## {name}\n" not in doc:
+            missing.append(name)
+        for a in p._actions:
+            if not isinstance(a, argparse._HelpAction):
+                missing += [f"{name} {flag}" for flag in a.option_strings if f"`{flag}" not in doc]
+    assert missing == []
+
+
+@pytest.mark.parametrize("index", range(len(re.findall(r"```python\n", CLI_DOC.read_text()))))
+def test_the_cli_doc_python_examples_run(index, capsys):
+    block = re.findall(r"```python\n(.*?)```", CLI_DOC.read_text(), flags=re.S)[index]
+    exec(compile(block, f"docs/cli.md python block {index}", "exec"), {"__name__": "cli_doc"})
+    assert capsys.readouterr().out == "bad input: node_budget 1 is below the program's own size (3 nodes)\n"

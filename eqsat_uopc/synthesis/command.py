@@ -54,27 +54,39 @@ def _ops(text: str) -> str:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--ops",
+        metavar="LIST",
         required=True,
         type=_ops,
         help=f"comma-separated IR ops to combine, from: {', '.join(OP_NAMES)} (required)",
     )
     p.add_argument(
         "--out",
+        metavar="FILE",
         required=True,
         type=suffixed(".egg"),
         help="the .egg file to write; its log: <out>.log (required)",
     )
-    option(p, "--size", type=integer(minimum=1), default=5, help="largest term size, in nodes")
-    option(p, "--vars", type=_names, default=("x", "y", "z"), help="i32 term variables")
-    option(p, "--bool-vars", type=_names, default=(), shown="none", help="bool term variables")
+    option(p, "--size", metavar="N", type=integer(minimum=1), default=5, help="largest term size, in nodes")
+    option(p, "--vars", metavar="LIST", type=_names, default=("x", "y", "z"), help="i32 term variables")
+    option(
+        p, "--bool-vars", metavar="LIST", type=_names, default=(), shown="none", help="bool term variables"
+    )
     option(
         p,
         "--const-vars",
+        metavar="LIST",
         type=_names,
         default=("c1", "c2"),
         help="constant variables (they match integer literals only)",
     )
-    option(p, "--constants", type=_ints, default=(-1, 0, 1, 2), help="integer constants at the leaves")
+    option(
+        p,
+        "--constants",
+        metavar="LIST",
+        type=_ints,
+        default=(-1, 0, 1, 2),
+        help="integer constants at the leaves",
+    )
     p.add_argument("--no-conditions", action="store_true", help="only unconditional rules (default: both)")
     option(
         p,
@@ -90,8 +102,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="default",
         help="the rule set candidates are minimized against; 'none': a self-contained family",
     )
-    option(p, "--seed", type=integer(), default=0, help="seed of the fingerprint inputs")
-    option(p, "--max-candidates", type=integer(minimum=1), default=20_000, help="candidate budget")
+    option(p, "--seed", metavar="N", type=integer(), default=0, help="seed of the fingerprint inputs")
+    option(
+        p, "--max-candidates", metavar="N", type=integer(minimum=1), default=20_000, help="candidate budget"
+    )
     option(
         p,
         "--time-limit",
@@ -100,7 +114,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="S",
         help="seconds; a run stopped by it continues when rerun",
     )
-    option(p, "--family", default=None, shown="the output file's name without .egg", help="family name")
+    option(
+        p,
+        "--family",
+        metavar="NAME",
+        default=None,
+        shown="the output file's name without .egg",
+        help="family name",
+    )
 
 
 def _check(args: argparse.Namespace) -> None:
