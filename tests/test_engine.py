@@ -404,6 +404,9 @@ def test_idle_engines_are_capped_dropping_the_least_recently_used(monkeypatch):
     import eqsat_uopc.saturation.engine as engine
 
     monkeypatch.setattr(engine, "MAX_IDLE_ENGINES", 2)
+    # a new generation (every PROGRAMS_PER_GENERATION leases in this process, however many earlier
+    # test files ran) would drop the pool in the middle of this test: start one afresh
+    monkeypatch.setattr(engine, "_leased_in_generation", 0)
     gc.collect()  # an earlier test's unclosed saturation would release its engine in the middle of this one
     clear_pool()
     x, y = UOp.param(0), UOp.param(1)

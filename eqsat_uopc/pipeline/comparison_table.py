@@ -1,6 +1,6 @@
 """The human-readable face of a corpus comparison: the rows as a table, the summary with units.
 
-`compare_rows` / `summarize` (comparison.py) make the rows and the summary; the JSON and CSV the
+`compare_job` / `summarize` (comparison.py) make the rows and the summary; the JSON and CSV the
 command line writes are those, unchanged. This module is what a person reads instead: one line per
 program (costs under the chosen model, the outcome, why saturation stopped, the verdict, seconds),
 the full text of every failure below the table (a table cell cuts messages), the summary as a

@@ -245,6 +245,8 @@ def sweep(
         raise SweepError(f"time_limit must be positive, got {time_limit}")
     if memory_limit_mb is not None and memory_limit_mb <= 0:
         raise SweepError(f"memory_limit_mb must be positive, got {memory_limit_mb}")
+    if progress not in (None, True, False, "lines"):
+        raise SweepError(f"progress must be None, True, False or 'lines', got {progress!r}")
     if workers is not None and workers < 0:
         raise SweepError(f"workers must be 0 (in this process) or more, got {workers}")
     out_path = Path(out) if out is not None else None
