@@ -27,6 +27,8 @@ import os
 import sys
 from collections.abc import Iterator, Mapping
 
+from eqsat_uopc.errors import UserError
+
 __all__ = [
     "MALLOC_ENV",
     "MallocError",
@@ -51,7 +53,7 @@ JEMALLOC_GLOBS = (
 )
 
 
-class MallocError(ValueError):
+class MallocError(UserError, ValueError):
     """`EQSAT_UOPC_MALLOC` holds an unknown choice, or asks for a jemalloc the system does not have."""
 
 

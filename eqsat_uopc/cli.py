@@ -1,32 +1,70 @@
 """The eqsat-uopc command line: the front door for users who have .uir files, not Python.
 
-Every failure a user can cause (missing file, malformed program, bad option, a program that
-cannot be evaluated) is one line on stderr and exit status 1 (2 for usage errors, as argparse
-does); a traceback means a bug in eqsat-uopc.
+Exit statuses (docs/cli.md says more):
+- 0: done, and nothing wrong was found;
+- 1: something named or computed failed: a missing or malformed file, a program that cannot be
+  evaluated, a budget the program does not fit in, a soundness bug found by `compare`; one line
+  `eqsat-uopc: error: ...` on stderr;
+- 2: the command line itself is wrong: an unknown option, a value out of range or not among the
+  choices, --input given a number of times the program does not take; one line naming the option,
+  the value and what is allowed, before any work (eqsat_uopc.cli_options);
+- 70: a bug in eqsat-uopc: its traceback, and how to report it;
+- 130: interrupted (Ctrl-C).
+A failure is a user's when its exception is a UserError (eqsat_uopc.errors) or an OSError on a
+file; anything else is a bug, never dressed up as bad input.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import traceback
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from eqsat_uopc.allocator import MallocError, malloc_in_use, reexec_with_jemalloc
-from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.semantics.values import bind_params, same_value
+from eqsat_uopc.cli_options import (
+    Parser,
+    UsageError,
+    integer,
+    json_value,
+    option,
+    seconds,
+    subset,
+    suffixed,
+    usage_line,
+    yes_no,
+)
+from eqsat_uopc.errors import UserError
+from eqsat_uopc.ir.uop import UOp, call_params
+from eqsat_uopc.semantics.values import bind_params, describe_input, same_value
 
 if TYPE_CHECKING:
     from eqsat_uopc.ir.examples import Example
     from eqsat_uopc.saturation import SaturationReport
 
-__all__ = ["main"]
+__all__ = ["BUG_REPORT", "CliError", "main"]
+
+BUG_REPORT = (
+    "eqsat-uopc: internal error: this is a bug in eqsat-uopc, not in your input; please report it "
+    "with the command line, the files it names and the traceback above (docs/cli.md, 'Reporting a bug')"
+)
 
 
-class CliError(Exception):
-    """A user-facing failure: printed as one line, exit status 1."""
+class CliError(UserError):
+    """A failure the command itself finds (a missing file, an empty directory): its message is the
+    whole line, exit status 1."""
+
+
+def _say(message: str) -> None:
+    print(f"eqsat-uopc: error: {message}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------
+# files
 
 
 def _uir_files(target: Path) -> Iterator[Path]:
@@ -43,13 +81,66 @@ def _uir_files(target: Path) -> Iterator[Path]:
 
 def _load(path: Path) -> Example:
     from eqsat_uopc.ir.examples import load_example
+    from eqsat_uopc.ir.uir import UirError
 
     try:
         return load_example(path)
+    except UnicodeDecodeError:
+        raise CliError(f"{path}: not a .uir text file (not UTF-8)") from None
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file or directory") from None
     except OSError as e:
         raise CliError(f"{path}: cannot read: {e.strerror}") from None
-    except ValueError as e:
-        raise CliError(str(e) if str(path) in str(e) else f"{path}: {e}") from None
+    except UirError as e:  # its message names the file, line and column
+        raise CliError(str(e)) from None
+
+
+def _writable(path: str | None, flag: str) -> None:
+    """Refuse, before any work, an output file whose directory does not exist."""
+    if path is None:
+        return
+    parent = Path(path).resolve().parent
+    if not parent.is_dir():
+        raise CliError(f"{flag} {path}: directory {parent} does not exist")
+
+
+# ---------------------------------------------------------------------------
+# run
+
+
+def _inputs_taken(program: UOp, backend: str) -> list[str]:
+    """The inputs a program takes, described: one per PARAM slot 0..max slot (and, compiled, one per
+    free RANGE), as `input 0 (PARAM slot 0): i32 scalar`."""
+    if backend == "c":
+        from eqsat_uopc.backend.lower import lower
+
+        return [s.describe() for s in lower(program).inputs]
+    params = {p.arg.slot: p for p in call_params(program)}
+    return [
+        describe_input(k, params[k].dtype, params[k].shape) if k in params else f"input {k} (unused)"
+        for k in range(max(params) + 1 if params else 0)
+    ]
+
+
+def _check_input_count(path: Path, program: UOp, given: list[Any], backend: str) -> None:
+    taken = _inputs_taken(program, backend)
+    if len(given) == len(taken):
+        return
+    times = "once" if len(given) == 1 else f"{len(given)} times"
+    hint = ""
+    if len(given) == 1 and isinstance(given[0], list) and len(given[0]) == len(taken):
+        hint = " (" + " ".join(f"--input {json.dumps(v)}" for v in given[0]) + ")"
+    raise UsageError(
+        f"argument --input: given {times}, but {path} takes {len(taken)} input(s): "
+        f"{'; '.join(taken) or 'none'}; repeat --input once per input, in slot order{hint}"
+    )
+
+
+# what evaluating a program may raise that is the program's (or its inputs') failure, not ours:
+# UserErrors (inputs, undefined behaviour, an index out of bounds), and for the interpreter the
+# chapter's own `run` failures (IndexError for a constant index out of bounds, ValueError for a
+# program that does not evaluate to a value)
+_INTERPRETER_FAILURES = (UserError, IndexError, ValueError)
 
 
 def _evaluate(program: UOp, backend: str, inputs: Sequence | None) -> object:
@@ -62,6 +153,11 @@ def _evaluate(program: UOp, backend: str, inputs: Sequence | None) -> object:
 
     if inputs is not None:
         program = bind_params(program, dict(enumerate(inputs)))
+    elif call_params(program):
+        from eqsat_uopc.errors import InputError
+
+        taken = "; ".join(_inputs_taken(program, backend))
+        raise InputError(f"no inputs given: the program takes {taken} (give them with --input)")
     return to_python(run(program))
 
 
@@ -69,14 +165,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     """Evaluate each program; a header `# expect:` / `# expect-error:` is checked, not just shown."""
     from eqsat_uopc.ir.uir import to_uir
 
-    cli_inputs = [json.loads(v) for v in args.input] if args.input else None
-    failures = 0
-    for path in _uir_files(Path(args.target)):
-        example = _load(path)
+    cli_inputs = args.input or None
+    examples = [(path, _load(path)) for path in _uir_files(Path(args.target))]
+    if cli_inputs is not None:  # before any program runs
+        for path, example in examples:
+            _check_input_count(path, example.program, cli_inputs, args.backend)
+    failures = []
+    failing = UserError if args.backend == "c" else _INTERPRETER_FAILURES
+    for path, example in examples:
         inputs = cli_inputs if cli_inputs is not None else example.inputs
         try:
             value, error = _evaluate(example.program, args.backend, inputs), None
-        except (ValueError, IndexError, TypeError, ArithmeticError) as e:
+        except failing as e:
             value, error = None, f"{type(e).__name__}: {e}"
         checked = cli_inputs is None and (example.expect is not None or example.expect_error is not None)
         if checked and example.expect_error is not None:
@@ -86,21 +186,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
             ok = error is None and same_value(value, example.expect)
         else:
             ok = error is None
-        failures += not ok
+        if not ok:
+            failures.append(path)
         if args.json:
             print(json.dumps({"file": str(path), "value": value, "error": error, "ok": ok}))
-            continue
-        print(f"# {path}")
-        if inputs is not None:
-            print(f"# inputs: {json.dumps(inputs)}")
-        print(to_uir(example.program), end="")
-        verdict = (" (as expected)" if ok else " (UNEXPECTED)") if checked else ""
-        print(f"=> {error if error is not None else value}{verdict}\n")
-        if not ok:
-            print(
-                f"eqsat-uopc: error: {path}: {error or f'got {value}, expected {example.expect}'}",
-                file=sys.stderr,
-            )
+        else:
+            print(f"# {path}")
+            if inputs is not None:
+                print(f"# inputs: {json.dumps(inputs)}")
+            print(to_uir(example.program), end="")
+            verdict = (" (as expected)" if ok else " (UNEXPECTED)") if checked else ""
+            print(f"=> {error if error is not None else value}{verdict}\n")
+        if checked and not ok:  # what was expected is not on stdout: say it
+            want = f"error {example.expect_error}" if example.expect_error is not None else example.expect
+            _say(f"{path}: got {error if error is not None else value}, expected {want}")
+    if failures:
+        names = ", ".join(map(str, failures[:3])) + (
+            f" and {len(failures) - 3} more" if len(failures) > 3 else ""
+        )
+        _say(f"{len(failures)} of {len(examples)} program(s) failed: {names}")
     return 1 if failures else 0
 
 
@@ -111,8 +215,12 @@ def _cmd_render_c(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------
+# saturation settings, one option per SaturationConfig field
+
+
 def _saturation_options(p: argparse.ArgumentParser) -> None:
-    """One option per SaturationConfig setting, with the config's defaults and help."""
+    """One validated option per SaturationConfig setting, with the config's defaults and help."""
     import dataclasses
 
     from eqsat_uopc.extract import COST_MODELS, EXTRACTORS
@@ -128,27 +236,19 @@ def _saturation_options(p: argparse.ArgumentParser) -> None:
     for f in dataclasses.fields(DEFAULT_CONFIG):
         default = getattr(DEFAULT_CONFIG, f.name)
         flags = [f"--{f.name.replace('_', '-')}", *(["--budget"] if f.name == "node_budget" else [])]
-        kw: dict = {"dest": f.name, "default": default, "help": f"{FIELD_HELP[f.name]} (default: {default})"}
+        kw: dict[str, Any] = {"dest": f.name}
         if isinstance(default, bool):
-            kw["type"] = _yes_no
-            kw["metavar"] = "yes|no"
+            kw.update(type=yes_no, metavar="yes|no")
         elif f.name in choices:
             kw["choices"] = choices[f.name]
         elif f.name == "extract_time_limit":
-            kw["type"] = _seconds_or_none
+            kw.update(type=seconds(allow_none=True), metavar="S|none")
+        elif isinstance(default, float):
+            kw.update(type=seconds(), metavar="S")
         else:
-            kw["type"] = type(default)
-        p.add_argument(*flags, **kw)
-
-
-def _yes_no(text: str) -> bool:
-    if text not in ("yes", "no"):
-        raise argparse.ArgumentTypeError(f"expected yes or no, got {text!r}")
-    return text == "yes"
-
-
-def _seconds_or_none(text: str) -> float | None:
-    return None if text == "none" else float(text)
+            kw.update(type=integer(minimum=1), metavar="N")
+        help_text = FIELD_HELP[f.name].replace("(None: no limit)", "('none': no limit)")
+        option(p, *flags, default=default, help=help_text, shown="none" if default is None else None, **kw)
 
 
 def _saturation_config(args: argparse.Namespace):
@@ -157,6 +257,10 @@ def _saturation_config(args: argparse.Namespace):
     from eqsat_uopc.saturation import SaturationConfig
 
     return SaturationConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(SaturationConfig)})
+
+
+# ---------------------------------------------------------------------------
+# optimize, show
 
 
 def _cmd_optimize(args: argparse.Namespace) -> int:
@@ -212,34 +316,50 @@ def _held(report: SaturationReport) -> str:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    """Saturate one program and draw its e-graph, the extracted program highlighted."""
+    """Saturate one program and draw its e-graph, the extracted program highlighted: by default the
+    root's neighbourhood, as much as fits a screen (picture.select_view)."""
     from eqsat_uopc.saturation import saturate
-    from eqsat_uopc.saturation.picture import picture_format
+    from eqsat_uopc.saturation.picture import check_readable, draw, select_view
 
-    picture_format(args.out)  # a bad suffix is refused before the work
+    _writable(args.out, "--out")
     program = _load(Path(args.file)).program
     sat = saturate(program, _saturation_config(args))
     try:
-        path = sat.draw(args.out, max_enodes=args.max_enodes)
         g = sat.egraph
+        if args.whole:
+            check_readable(g)  # before extracting an e-graph too big to draw
+        ext = sat.extract()
+        view = None
+        if not args.whole:
+            limits = {"max_enodes": args.max_enodes, "per_class": args.per_class, "depth": args.depth}
+            view = select_view(g, ext.choice, **limits)
+        path = draw(g, args.out, ext.choice, view=view)
     finally:
         sat.close()
-    print(f"drew {g.num_eclasses} e-classes, {g.num_enodes} e-nodes to {path}")
+    if view is None or view.complete or path.suffix.lower() == ".json":
+        print(f"drew {g.num_eclasses} e-classes, {g.num_enodes} e-nodes to {path}")
+    else:
+        print(
+            f"drew {view.drawn_enodes} of {g.num_enodes} e-nodes in {view.drawn_eclasses} of "
+            f"{g.num_eclasses} e-classes to {path}: the extracted program and the root's neighbourhood "
+            "(--max-enodes, --per-class, --depth or --whole draw more)"
+        )
     return 0
 
 
-def _compare_tasks(target: Path, limit: int | None) -> list:
-    """Sweep tasks for a .uir file, a directory of them, or a .jsonl corpus (format.py)."""
-    from eqsat_uopc.corpus import VERDICTS, CorpusError, load_corpus
+# ---------------------------------------------------------------------------
+# compare
+
+
+def _compare_tasks(target: Path, limit: int | None) -> tuple[list, dict[str, str]]:
+    """Sweep tasks for a .uir file, a directory of them, or a .jsonl corpus (format.py), and the
+    errors the .uir files announce (`# expect-error:`), by task key."""
+    from eqsat_uopc.corpus import VERDICTS, load_corpus
     from eqsat_uopc.pipeline.sweep import SweepTask
 
-    tasks = []
+    tasks, expected = [], {}
     if target.suffix == ".jsonl" and target.is_file():
-        try:
-            entries = load_corpus(target)
-        except (CorpusError, ValueError) as e:
-            raise CliError(str(e)) from None
-        for e in entries[:limit]:
+        for e in load_corpus(target)[:limit]:
             payload = {"program": e.program, "names": list(e.var_names), "meta": {"verdict": e.verdict}}
             if e.verdict != "unknown":  # the samples say which constant, if any, is right
                 payload["expected"] = VERDICTS[e.verdict]
@@ -247,47 +367,13 @@ def _compare_tasks(target: Path, limit: int | None) -> list:
             if e.tinygrad is not None:
                 payload["tinygrad"] = e.tinygrad
             tasks.append(SweepTask(e.id, payload))
-        return tasks
+        return tasks, expected
     for path in list(_uir_files(target))[:limit]:
-        tasks.append(SweepTask(str(path), {"program": _load(path).program}))
-    return tasks
-
-
-_TABLE = (
-    ("program", "key", "{}"),
-    ("size", "size", "{}"),
-    ("greedy", "greedy_cost", "{:g}"),
-    ("saturated", "saturated_cost", "{:g}"),
-    ("ratio", "ratio", "{:.3f}"),
-    ("outcome", "outcome", "{}"),
-    ("stop", "stop_reason", "{}"),
-    ("verdict", "verdict", "{}"),
-    ("seconds", "seconds", "{:.2f}"),
-)
-
-
-_AGAINST_TINYGRAD = (("tinygrad", "tinygrad_cost", "{:g}"), ("vs tinygrad", "vs_tinygrad", "{}"))
-
-
-def _table(rows: list[dict], cost: str, against: str | None = None) -> str:
-    columns = _TABLE[:4] + _AGAINST_TINYGRAD + _TABLE[4:] if against == "tinygrad" else _TABLE
-    cells = [[h for h, _, _ in columns]]
-    for r in rows:
-        if r["status"] != "ok":
-            failed = {"key": r["key"], "stop_reason": r["status"], "verdict": r["error"][:60]}
-            cells.append([failed.get(k, "") for _, k, _ in columns[:-1]] + [f"{r['seconds'] or 0:.2f}"])
-            continue
-        view = {
-            **r,
-            "greedy_cost": r[f"greedy_{cost}"],
-            "saturated_cost": r[f"saturated_{cost}"],
-            "tinygrad_cost": r.get(f"tinygrad_{cost}"),
-        }
-        cells.append(["" if view.get(k) is None else fmt.format(view[k]) for _, k, fmt in columns])
-    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
-    return "\n".join(
-        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
-    )
+        example = _load(path)
+        tasks.append(SweepTask(str(path), {"program": example.program}))
+        if example.expect_error is not None:
+            expected[str(path)] = example.expect_error
+    return tasks, expected
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -295,17 +381,26 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     from eqsat_uopc.corpus import CORPORA, corpus_path
     from eqsat_uopc.pipeline.comparison import compare, compare_job, summarize
+    from eqsat_uopc.pipeline.comparison_table import (
+        LEGEND,
+        failures_text,
+        rows_table,
+        summary_text,
+        verify_hint,
+    )
     from eqsat_uopc.pipeline.sweep import sweep
 
     target = corpus_path(args.target)
     if not target.exists():
         names = ", ".join(CORPORA)
         raise CliError(f"{args.target}: no such file or directory, nor a bundled corpus ({names})")
+    _writable(args.out, "--out")
+    _writable(args.csv, "--csv")
     config = _saturation_config(args)
     options = {
         "verify": not args.no_verify,
         "samples": args.samples,
-        "backends": tuple(b for b in args.backends.split(",") if b),
+        "backends": args.backends,
         "prove": not args.no_prove,
     }
     if (
@@ -313,9 +408,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         and target.suffix == ".uir"
         and not (args.json or args.csv or args.out or args.against)
     ):
-        print(compare(_load(target).program, config, **options))
-        return 0
-    tasks = _compare_tasks(target, args.limit)
+        c = compare(_load(target).program, config, **options)
+        print(c)
+        if hint := verify_hint(c.times):  # advice, not a result: stderr
+            print(hint, file=sys.stderr)
+        return 1 if c.verdict is not None and c.verdict.status == "refuted" else 0
+    tasks, expected_errors = _compare_tasks(target, args.limit)
     for t in tasks:
         t.payload["config"] = config
         t.payload["options"] = options
@@ -329,6 +427,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         memory_limit_mb=args.memory_limit,
         time_limit=args.task_time_limit,
         scheduler=args.scheduler,
+        progress=None if sys.stderr.isatty() else "lines",  # a bar on a terminal, else a line now and then
+        progress_label="compare",
     )
     if args.out:  # the results file holds earlier runs' rows too: summarize them all
         rows = [json.loads(line) for line in Path(args.out).read_text().splitlines() if line.strip()]
@@ -346,19 +446,31 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             print(json.dumps(r, sort_keys=True))
         print(json.dumps({"summary": summary}, sort_keys=True))
     else:
-        print(_table(rows, args.cost, args.against))
+        print(rows_table(rows, args.cost, args.against))
+        if failed := failures_text(rows, expected_errors):
+            print()
+            print(failed)
         print()
-        for k, v in summary.items():
-            print(f"{k:>18}: {round(v, 4) if isinstance(v, float) else v}")
+        print(summary_text(summary))
+        print(LEGEND)
     bugs = summary.get("saturated_wrong", 0) + summary["verdict"].get("refuted", 0)
-    return 1 if bugs else 0
+    errors = [
+        r for r in rows if r.get("status") == "error" and expected_errors.get(r["key"]) != r.get("error")
+    ]
+    if errors:
+        _say(f"{len(errors)} program(s) could not be compared (see 'not compared' above, or the rows' error)")
+    return 1 if bugs or errors else 0
+
+
+# ---------------------------------------------------------------------------
+# capture-tinygrad
 
 
 def _cmd_capture_tinygrad(args: argparse.Namespace) -> int:
     from eqsat_uopc.tinygrad.capture import capture_tinygrad, write_capture
 
-    workloads = [w for w in args.workloads.split(",") if w] if args.workloads else None
-    capture = capture_tinygrad(workloads, progress=lambda w: print(f"workload {w}", file=sys.stderr))
+    _writable(args.out, "--out")
+    capture = capture_tinygrad(args.workloads, progress=lambda w: print(f"workload {w}", file=sys.stderr))
     write_capture(capture, args.out)
     exprs = capture.expressions
     print(
@@ -374,6 +486,10 @@ def _cmd_capture_tinygrad(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------
+# the parser
+
+
 def _version() -> str:
     """The version, and the malloc this process runs on (the command re-executes itself on jemalloc
     when the system has it: eqsat_uopc.allocator)."""
@@ -383,76 +499,195 @@ def _version() -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="eqsat-uopc", description=__doc__.splitlines()[0])
+    p = Parser(prog="eqsat-uopc", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=_version())
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="evaluate .uir programs and print their values")
     r.add_argument("target", help="a .uir file or a directory of them")
-    r.add_argument("--backend", choices=("interpreter", "c"), default="interpreter")
-    r.add_argument("--input", action="append", default=[], metavar="JSON", help="a PARAM value, per slot")
-    r.add_argument("--json", action="store_true", help="one JSON object per program")
+    option(r, "--backend", choices=("interpreter", "c"), default="interpreter", help="what evaluates them")
+    option(
+        r,
+        "--input",
+        action="append",
+        type=json_value,
+        default=[],
+        shown="the file's '# inputs:' line",
+        metavar="JSON",
+        help="the value of one input, as JSON (7, 2.5, true, [1, 2]); repeat it once per PARAM slot, in "
+        "slot order: --input 5 --input '[1, 2]'",
+    )
+    r.add_argument("--json", action="store_true", help="one JSON object per program (default: text)")
     r.set_defaults(fn=_cmd_run)
 
     o = sub.add_parser("optimize", help="saturate a .uir program and print the best equivalent")
-    o.add_argument("file")
+    o.add_argument("file", help="a .uir file")
     _saturation_options(o)
-    o.add_argument("--json", action="store_true")
+    o.add_argument("--json", action="store_true", help="the result as one JSON object (default: text)")
     o.set_defaults(fn=_cmd_optimize)
+
+    from eqsat_uopc.saturation.picture import (
+        DEFAULT_MAX_ENODES,
+        DEFAULT_PER_CLASS,
+        DEFAULT_VIEW_ENODES,
+        FORMATS,
+    )
 
     w = sub.add_parser(
         "show", help="saturate a .uir program and draw its e-graph (.svg/.png/.pdf/.dot/.json)"
     )
-    w.add_argument("file")
+    w.add_argument("file", help="a .uir file")
     _saturation_options(w)
     w.add_argument(
         "--out",
         required=True,
-        help="the picture: .dot, .json (egglog's visualizer), .svg/.png/.pdf (Graphviz)",
+        type=suffixed(*FORMATS),
+        help="the picture: .dot, .json (egglog's visualizer, always the whole e-graph), .svg/.png/.pdf "
+        "(Graphviz) (required)",
     )
-    from eqsat_uopc.saturation.picture import DEFAULT_MAX_ENODES
-
-    w.add_argument(
+    option(
+        w,
         "--max-enodes",
-        type=int,
-        default=DEFAULT_MAX_ENODES,
-        help=f"refuse bigger e-graphs, unreadable drawn (default: {DEFAULT_MAX_ENODES})",
+        type=integer(minimum=1),
+        default=DEFAULT_VIEW_ENODES,
+        metavar="N",
+        help="e-nodes drawn at most: the extracted program first, then the e-classes nearest the root",
+    )
+    option(
+        w,
+        "--per-class",
+        type=integer(minimum=1),
+        default=DEFAULT_PER_CLASS,
+        metavar="N",
+        help="e-nodes drawn per e-class at most (the extracted one first)",
+    )
+    option(
+        w,
+        "--depth",
+        type=integer(minimum=0),
+        default=None,
+        shown="as deep as --max-enodes allows",
+        metavar="N",
+        help="e-classes at most N steps below the root",
+    )
+    w.add_argument(
+        "--whole",
+        action="store_true",
+        help=f"draw every e-node, refused above {DEFAULT_MAX_ENODES:,} (default: the root's neighbourhood)",
     )
     w.set_defaults(fn=_cmd_show)
+
+    from eqsat_uopc.verify import BACKENDS
 
     m = sub.add_parser("compare", help="greedy vs saturated on a .uir file, a directory or a .jsonl corpus")
     m.add_argument("target", help="a .uir file or directory, a .jsonl corpus, or a bundled corpus by name")
     _saturation_options(m)
-    m.add_argument("--samples", type=int, default=100, help="random inputs per equivalence check")
-    m.add_argument("--backends", default="interpreter,c", help="evaluators for the random-input checks")
-    m.add_argument("--no-verify", action="store_true", help="skip the equivalence checks")
-    m.add_argument("--no-prove", action="store_true", help="skip the z3 proofs")
-    m.add_argument("--limit", type=int, default=None, help="only the first N programs")
-    m.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
-    m.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run on a Dask cluster")
-    m.add_argument("--memory-limit", type=int, default=4096, metavar="MB", help="per worker")
-    m.add_argument("--task-time-limit", type=float, default=120.0, metavar="S", help="per program")
-    m.add_argument("--out", default=None, help="JSON-lines results file, appended to and resumed from")
-    m.add_argument("--json", action="store_true", help="rows and summary as JSON lines")
-    m.add_argument("--csv", default=None, metavar="FILE", help="also write the rows as CSV")
+    option(
+        m,
+        "--samples",
+        type=integer(minimum=0),
+        default=100,
+        metavar="N",
+        help="random inputs per equivalence check (0: the z3 proof alone)",
+    )
+    option(
+        m,
+        "--backends",
+        type=subset(BACKENDS, "evaluators"),
+        default=BACKENDS,
+        metavar="LIST",
+        help=f"evaluators of the random-input checks, from {', '.join(BACKENDS)}",
+    )
     m.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="skip the equivalence checks, which usually take most of the time (default: verify)",
+    )
+    m.add_argument("--no-prove", action="store_true", help="skip the z3 proofs (default: prove)")
+    option(
+        m,
+        "--limit",
+        type=integer(minimum=1),
+        default=None,
+        shown="all",
+        metavar="N",
+        help="only the first N programs",
+    )
+    option(
+        m,
+        "--workers",
+        type=integer(minimum=1),
+        default=None,
+        shown="one per core",
+        metavar="N",
+        help="worker processes",
+    )
+    option(
+        m,
+        "--scheduler",
+        default=None,
+        shown="local workers",
+        metavar="ADDRESS",
+        help="run on a Dask cluster at this scheduler address",
+    )
+    option(
+        m,
+        "--memory-limit",
+        type=integer(minimum=1),
+        default=4096,
+        metavar="MB",
+        help="address space per worker",
+    )
+    option(
+        m,
+        "--task-time-limit",
+        type=seconds(),
+        default=120.0,
+        metavar="S",
+        help="seconds per program; past it the program's row says timeout",
+    )
+    option(
+        m,
+        "--out",
+        default=None,
+        shown="none",
+        metavar="FILE",
+        help="JSON-lines results file, appended to and resumed from",
+    )
+    m.add_argument("--json", action="store_true", help="rows and summary as JSON lines (default: a table)")
+    option(m, "--csv", default=None, shown="none", metavar="FILE", help="also write the rows as CSV")
+    option(
+        m,
         "--against",
         choices=("tinygrad",),
         default=None,
+        shown="none",
         help="add a column with tinygrad's own simplifier (live if installed, else the corpus's record)",
     )
     m.set_defaults(fn=_cmd_compare)
 
     c = sub.add_parser("render-c", help="print the C the backend generates for a .uir program")
-    c.add_argument("file")
+    c.add_argument("file", help="a .uir file")
     c.set_defaults(fn=_cmd_render_c)
+
+    from eqsat_uopc.tinygrad.workloads import WORKLOADS
 
     t = sub.add_parser(
         "capture-tinygrad",
         help="record the index expressions of real tinygrad kernels as a .jsonl corpus (needs tinygrad)",
     )
-    t.add_argument("--out", required=True, help="the .jsonl file to write")
-    t.add_argument("--workloads", default=None, help="comma-separated workload names (default: all)")
+    t.add_argument(
+        "--out", required=True, type=suffixed(".jsonl"), help="the .jsonl file to write (required)"
+    )
+    option(
+        t,
+        "--workloads",
+        type=subset(WORKLOADS, "workloads"),
+        default=None,
+        shown="all",
+        metavar="LIST",
+        help=f"comma-separated workloads, from {', '.join(WORKLOADS)}",
+    )
     t.set_defaults(fn=_cmd_capture_tinygrad)
 
     from eqsat_uopc.synthesis import command as synthesis_command
@@ -463,19 +698,45 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _os_message(e: OSError) -> str:
+    where = f"{e.filename}: " if e.filename is not None else ""
+    return f"{where}{e.strerror or e}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; user errors are one line on stderr (status 1, 2 for usage errors), and
+    anything else propagates (a bug: console() prints its traceback and how to report it)."""
     args = _parser().parse_args(argv)
     try:
         return args.fn(args)
+    except UsageError as e:
+        sys.stderr.write(usage_line(f"eqsat-uopc {args.command}", str(e)))
+        return 2
     except CliError as e:
-        print(f"eqsat-uopc: error: {e}", file=sys.stderr)
+        _say(str(e))
         return 1
-    except json.JSONDecodeError as e:
-        print(f"eqsat-uopc: error: --input is not JSON: {e}", file=sys.stderr)
+    except UserError as e:
+        _say(f"{type(e).__name__}: {e}")
         return 1
-    except (ValueError, LookupError, ArithmeticError, ConnectionError) as e:  # said in one line
-        print(f"eqsat-uopc: error: {type(e).__name__}: {e}", file=sys.stderr)
+    except BrokenPipeError:  # stdout closed early (`| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except OSError as e:  # a file named on the command line that cannot be read or written
+        _say(_os_message(e))
+        return 1
+
+
+def _guarded(argv: Sequence[str] | None = None) -> int:
+    """main(), with Ctrl-C as status 130 and a bug as its traceback, the way to report it, status 70."""
+    try:
+        return main(argv)
+    except KeyboardInterrupt:
+        print("eqsat-uopc: interrupted", file=sys.stderr)
+        return 130
+    except Exception:
+        traceback.print_exc()
+        print(BUG_REPORT, file=sys.stderr)
+        return 70
 
 
 def console() -> None:
@@ -484,10 +745,10 @@ def console() -> None:
     try:
         reexec_with_jemalloc("eqsat_uopc.cli", sys.argv[1:])
     except MallocError as e:
-        print(f"eqsat-uopc: error: {e}", file=sys.stderr)
+        _say(str(e))
         sys.exit(1)
-    sys.exit(main())
+    sys.exit(_guarded())
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_guarded())

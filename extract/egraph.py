@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from eqsat_uopc.errors import UserError
 from eqsat_uopc.ir.dtype import DType, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import ParamArg, UOp, arg_key
@@ -32,7 +33,7 @@ __all__ = ["ClassId", "EClass", "EGraph", "EGraphError", "ENode", "arg_key"]
 ClassId = str
 
 
-class EGraphError(ValueError):
+class EGraphError(UserError, ValueError):
     """A malformed e-graph or e-graph text: the message names the e-class, e-node or field."""
 
 

@@ -4,6 +4,9 @@
     .venv/bin/python notebooks/run_all.py 02 04      # only those whose names start so
     EQSAT_NOTEBOOK_QUICK=1 .venv/bin/python notebooks/run_all.py   # quick mode (what the tests run)
 
+Running them needs the `notebooks` extra (`pip install -e '.[notebooks]'`, which `.[test]`
+includes); without it the script says which packages are missing and how to install them.
+
 Each notebook runs in a fresh kernel (on jemalloc when the system has it: eqsat_uopc.allocator)
 with its own directory as working directory; the time each took is printed. Execution stops at
 the first failing notebook (nbclient raises the cell's error).
@@ -11,15 +14,24 @@ the first failing notebook (nbclient raises the cell's error).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-import nbformat
-from nbclient import NotebookClient
+# what running the notebooks needs beyond eqsat-uopc itself: the `notebooks` extra of pyproject.toml
+NEEDS = {"nbformat": "nbformat", "nbclient": "nbclient", "ipykernel": "ipykernel", "matplotlib": "matplotlib"}
+INSTALL = "pip install -e '.[notebooks]'"
 
-from eqsat_uopc.allocator import children_on_jemalloc
+
+def missing(needs: dict[str, str] | None = None) -> list[str]:
+    """The packages (by distribution name) of `needs` (import name -> distribution; default NEEDS)
+    that are not installed."""
+    needs = NEEDS if needs is None else needs
+    return [dist for module, dist in needs.items() if importlib.util.find_spec(module) is None]
+
 
 NOTEBOOKS = Path(__file__).resolve().parent
 CELL_TIMEOUT = 1200  # seconds per cell: full mode runs corpus sweeps in single cells
@@ -33,7 +45,12 @@ def notebooks(prefixes: list[str] | None = None) -> list[Path]:
 
 def execute(path: Path, write: bool = True, timeout: int = CELL_TIMEOUT) -> float:
     """Execute one notebook in a fresh python3 kernel; write it back with its outputs. Seconds taken."""
-    nb = nbformat.read(path, as_version=4)
+    import nbformat
+    from nbclient import NotebookClient
+
+    from eqsat_uopc.allocator import children_on_jemalloc
+
+    nb: Any = nbformat.read(path, as_version=4)
     start = time.perf_counter()
     with children_on_jemalloc():  # the kernel, like the tool's own processes (eqsat_uopc.allocator)
         NotebookClient(
@@ -48,6 +65,14 @@ def execute(path: Path, write: bool = True, timeout: int = CELL_TIMEOUT) -> floa
 
 
 def main(argv: list[str]) -> int:
+    if absent := missing():
+        verb = "is" if len(absent) == 1 else "are"
+        print(
+            f"run_all.py: error: the notebooks need {', '.join(absent)}, which {verb} not installed; "
+            f"from the repository's root: {INSTALL}",
+            file=sys.stderr,
+        )
+        return 1
     quick = os.environ.get("EQSAT_NOTEBOOK_QUICK") == "1"
     paths = notebooks(argv)
     if not paths:

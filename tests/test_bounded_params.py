@@ -2,6 +2,7 @@
 
 import random
 
+import numpy as np
 import pytest
 
 from eqsat_uopc import (
@@ -21,8 +22,10 @@ from eqsat_uopc import (
 )
 from eqsat_uopc.backend import InputError
 from eqsat_uopc.backend.reference import evaluate_reference
+from eqsat_uopc.errors import UserError
+from eqsat_uopc.greedy import run, to_python
 from eqsat_uopc.semantics.evaluation import evaluate
-from eqsat_uopc.semantics.values import random_value
+from eqsat_uopc.semantics.values import bind_params, random_value
 
 x = UOp.param(0, dtypes.i32, bounds=(0, 15))
 y = UOp.param(1, dtypes.i32, bounds=(-3, 3))
@@ -88,12 +91,35 @@ def test_z3_and_random_checks_assume_the_bounds():
     assert all(0 <= random_value(rng, dtypes.i32, (), (0, 15)) <= 15 for _ in range(200))
 
 
-def test_an_input_outside_its_bounds_is_outside_the_program():
+def test_an_input_outside_its_bounds_is_refused_alike_by_every_evaluator():
+    # issue 34: the interpreter printed `=> 1` where the C backend refused the input
     assert evaluate(x + 1, {0: 15}).value == 16
-    assert evaluate(x + 1, {0: 16}).defined is False
+    assert to_python(run(bind_params(x + 1, {0: 15}))) == 16 and compile_c(x + 1)(15) == 16
     message = "input 0 (PARAM slot 0): i32 scalar: value 16 is outside the input's bounds [0, 15]"
-    for run in (lambda: compile_c(x + 1)(16), lambda: evaluate_reference(x + 1, 16)):
+    refusals = (
+        lambda: compile_c(x + 1)(16),
+        lambda: compile_c(x + 1)(np.array(16, dtype=np.int32)),  # the no-copy fast path too
+        lambda: evaluate_reference(x + 1, 16),
+        lambda: evaluate(x + 1, {0: 16}),
+        lambda: bind_params(x + 1, {0: 16}),
+    )
+    for refuse in refusals:
         with pytest.raises(InputError) as info:
-            run()
-        assert str(info.value) == message
-    assert compile_c(x + 1)(15) == 16
+            refuse()
+        assert str(info.value) == message and isinstance(info.value, UserError)
+
+
+def test_a_shaped_bounded_input_names_its_lowest_value_below_else_its_highest_above():
+    v = UOp.param(0, dtypes.i32, (3,), bounds=(0, 15))
+    where = "input 0 (PARAM slot 0): i32 shape (3,)"
+    for value, bad in (([3, -2, 99], -2), ([3, 20, 99], 99)):
+        messages = set()
+        for refuse in (
+            compile_c(v + 1),
+            lambda given: evaluate(v + 1, {0: given}),
+            lambda given: bind_params(v + 1, {0: given}),
+        ):
+            with pytest.raises(InputError) as info:
+                refuse(value)
+            messages.add(str(info.value))
+        assert messages == {f"{where}: value {bad} is outside the input's bounds [0, 15]"}

@@ -227,14 +227,15 @@ def test_cli_synthesize_writes_a_family_that_loads(tmp_path, capsys):
     fam = register_family(load_family(out))
     assert [r.name for r in fam.rules] == ["tiny_cli/max", "tiny_cli/add", "tiny_cli/max-if-nonneg"]
     assert (out.parent / "tiny_cli.egg.log").exists()
-    assert main(["synthesize", "--ops", "add,pow", "--out", str(out)]) == 1
-    assert (
-        capsys.readouterr().err
-        == "eqsat-uopc: error: ValueError: unknown op 'pow' in --ops (known: "
+    with pytest.raises(SystemExit) as exit_:  # refused while the command line is read
+        main(["synthesize", "--ops", "add,pow", "--out", str(out)])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == (
+        "eqsat-uopc synthesize: error: argument --ops: expected comma-separated ops from "
         + ", ".join(
             ["add", "mul", "max", "lt", "cmplt", "ne", "cmpne", "floordiv", "div", "floormod", "mod", "where"]
         )
-        + ")\n"
+        + ", got 'add,pow': 'pow' is unknown (see 'eqsat-uopc synthesize --help')\n"
     )
 
 

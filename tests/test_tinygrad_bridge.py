@@ -267,7 +267,7 @@ def test_cli_captures_and_compares_against_tinygrad(tmp_path, capsys):
     assert printed.splitlines()[0] == (
         f"50 distinct expressions written to {out} (98 seen, 48 duplicates, 0 left out)"
     )
-    argv = ["compare", str(out), "--against", "tinygrad", "--no-verify", "--limit", "4", "--workers", "0"]
+    argv = ["compare", str(out), "--against", "tinygrad", "--no-verify", "--limit", "4", "--workers", "1"]
     assert main([*argv, "--json"]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     rows, summary = lines[:-1], lines[-1]["summary"]
@@ -276,7 +276,10 @@ def test_cli_captures_and_compares_against_tinygrad(tmp_path, capsys):
     assert sum(summary["vs_tinygrad"].values()) == 4 and "expected" not in rows[0]
     assert main(argv) == 0
     header = capsys.readouterr().out.splitlines()[0].split()
-    assert header[:7] == ["program", "size", "greedy", "saturated", "tinygrad", "vs", "tinygrad"]
+    assert header[:10] == [
+        "program", "size", "greedy", "(dag_size)", "saturated", "(dag_size)", "tinygrad", "(dag_size)", "vs",
+        "tinygrad",
+    ]  # fmt: skip
 
 
 def test_recorded_tinygrad_result_is_used_without_tinygrad(monkeypatch):

@@ -20,6 +20,7 @@ Decisions (the module docstrings say why):
 
 from eqsat_uopc.backend.errors import (
     BackendError,
+    CacheDirectoryError,
     CompilerError,
     CompilerNotFoundError,
     IndexOutOfBoundsError,
@@ -35,6 +36,7 @@ from eqsat_uopc.backend.toolchain import CFLAGS, cache_dir
 __all__ = [
     "CFLAGS",
     "BackendError",
+    "CacheDirectoryError",
     "CompiledProgram",
     "CompilerError",
     "CompilerNotFoundError",

@@ -12,6 +12,7 @@ number in the original program's toposort (the `%N` of its .uir listing).
 
 from __future__ import annotations
 
+from eqsat_uopc.errors import InputError, UserError
 from eqsat_uopc.semantics.evaluation import (
     CAST_INVALID,
     DIV_BY_ZERO,
@@ -24,6 +25,7 @@ from eqsat_uopc.semantics.evaluation import (
 __all__ = [
     "REASONS",
     "BackendError",
+    "CacheDirectoryError",
     "CompilerError",
     "CompilerNotFoundError",
     "IndexOutOfBoundsError",
@@ -35,30 +37,33 @@ __all__ = [
 
 
 class BackendError(Exception):
-    """Base class of every error the C backend raises."""
+    """Base class of the errors the C backend raises. Inputs that do not fit a program raise
+    InputError (eqsat_uopc.errors), which the interpreter raises too, with the same messages: it is
+    re-exported here but is not a BackendError."""
 
 
-class UnsupportedProgramError(BackendError, ValueError):
+class UnsupportedProgramError(BackendError, UserError, ValueError):
     """The program cannot be rendered to C (an op without a rendering, inconsistent PARAMs, ...)."""
 
 
-class InputError(BackendError, ValueError):
-    """Inputs of the wrong count, dtype or shape; the message names the input and what was expected."""
-
-
-class CompilerNotFoundError(BackendError, RuntimeError):
+class CompilerNotFoundError(BackendError, UserError, RuntimeError):
     """No C compiler where $CC (or `cc`) says."""
 
 
+class CacheDirectoryError(BackendError, UserError):
+    """The compiled-code cache directory ($UOPC_CACHE_DIR) cannot be written."""
+
+
 class CompilerError(BackendError, RuntimeError):
-    """The C compiler rejected the generated source; the message shows the offending source line."""
+    """The C compiler rejected the generated source; the message shows the offending source line.
+    The backend generated that source, so this is a bug in eqsat-uopc (no UserError)."""
 
 
-class UndefinedBehaviorError(BackendError, ArithmeticError):
+class UndefinedBehaviorError(BackendError, UserError, ArithmeticError):
     """A value the program returns depends on an operation C leaves undefined (exec_alu refuses it)."""
 
 
-class IndexOutOfBoundsError(BackendError, IndexError):
+class IndexOutOfBoundsError(BackendError, UserError, IndexError):
     """A computed INDEX (or a RANGE input) fell outside its axis: an error in the program or its input."""
 
 

@@ -24,6 +24,7 @@ from eqsat_uopc.ir.dtype import DType, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uir import to_uir
 from eqsat_uopc.ir.uop import UOp, call_params
+from eqsat_uopc.semantics.values import describe_input
 
 __all__ = ["InputSpec", "Lowered", "lower"]
 
@@ -39,12 +40,11 @@ class InputSpec:
     node: UOp | None  # the PARAM or RANGE node (None for an unused slot)
 
     def describe(self) -> str:
-        shape = "scalar" if not self.shape else f"shape {self.shape}"
         if self.kind == "range":
             return f"input {self.slot} (RANGE {self.node.arg!r}): i32 scalar"
         if self.kind == "unused":
             return f"input {self.slot} (PARAM slot {self.slot}, unused): any value"
-        return f"input {self.slot} (PARAM slot {self.slot}): {self.dtype.name} {shape}"
+        return describe_input(self.slot, self.dtype, self.shape)  # as the interpreter names it
 
 
 @dataclass(frozen=True)

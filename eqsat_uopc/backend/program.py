@@ -29,6 +29,7 @@ from eqsat_uopc.backend.render import Rendered, render, render_many
 from eqsat_uopc.backend.toolchain import build_library
 from eqsat_uopc.ir.dtype import DType, dtypes
 from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.values import check_bounds
 
 __all__ = ["CompiledProgram", "compile_c", "compile_many", "to_input_array"]
 
@@ -60,12 +61,15 @@ def _shape_text(shape: tuple[int, ...]) -> str:
 def to_input_array(spec: InputSpec, value: Any) -> np.ndarray:
     """value as a C-contiguous array of the slot's dtype and shape, or an InputError saying why not."""
     want = _NP[spec.dtype.name]
+    bounded = spec.kind == "param" and spec.node is not None and spec.node.arg.bounds is not None
     if (
         type(value) is np.ndarray
         and value.dtype == want
         and value.shape == spec.shape
         and value.flags.c_contiguous
     ):
+        if bounded and value.size:
+            check_bounds(spec.node.arg, [int(value.min()), int(value.max())])
         return value  # the fast path: used as it is, no copy
     if spec.kind == "unused":
         return np.zeros(1, np.int32)
@@ -91,12 +95,9 @@ def to_input_array(spec: InputSpec, value: Any) -> np.ndarray:
         lo, hi = (int(arr.min()), int(arr.max())) if arr.dtype != object else (min(arr.flat), max(arr.flat))
         if lo < -(2**31) or hi > 2**31 - 1:
             raise InputError(f"{where}: value {lo if lo < -(2**31) else hi} is outside the int32 range")
-    bounds = spec.node.arg.bounds if spec.kind == "param" and spec.node is not None else None
-    if bounds is not None and arr.size:
+    if bounded and arr.size:  # the interpreter refuses the same values with the same message
         lo, hi = (int(arr.min()), int(arr.max())) if arr.dtype != object else (min(arr.flat), max(arr.flat))
-        if lo < bounds[0] or hi > bounds[1]:
-            bad = lo if lo < bounds[0] else hi
-            raise InputError(f"{where}: value {bad} is outside the input's bounds [{bounds[0]}, {bounds[1]}]")
+        check_bounds(spec.node.arg, [lo, hi])
     if spec.dtype is dtypes.f32 and arr.dtype == object:
         arr = np.array(arr.tolist() if arr.shape else float(arr.item()), dtype=np.float64)
     elif spec.dtype is dtypes.f32 and arr.dtype.kind in "iu":

@@ -29,7 +29,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from eqsat_uopc.backend.errors import BackendError, CompilerError, CompilerNotFoundError
+from eqsat_uopc.backend.errors import CacheDirectoryError, CompilerError, CompilerNotFoundError
 
 __all__ = ["CFLAGS", "build_library", "cache_dir", "compiler_command", "compiler_identity"]
 
@@ -103,7 +103,7 @@ def build_library(source: str) -> Path:
         _write_atomic(src, source)
         fd, tmp = tempfile.mkstemp(suffix=".so", dir=directory)
     except OSError as e:
-        raise BackendError(
+        raise CacheDirectoryError(
             f"cannot write the C backend's cache directory {directory}: {e.strerror}; "
             "set UOPC_CACHE_DIR to a writable directory"
         ) from None

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from eqsat_uopc.errors import UserError
+
 __all__ = ["CorpusError"]
 
 
-class CorpusError(ValueError):
+class CorpusError(UserError, ValueError):
     """A corpus entry that cannot be read: the message names the entry and the position."""

@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from eqsat_uopc.bulk import gc_paused
+from eqsat_uopc.errors import UserError
 from eqsat_uopc.ir.dtype import DType, dtypes
 from eqsat_uopc.ir.ops import ALU, BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
 from eqsat_uopc.ir.uop import ParamArg, UOp, UOpError
@@ -70,7 +71,7 @@ from eqsat_uopc.ir.uop import ParamArg, UOp, UOpError
 __all__ = ["UirError", "load_uir", "parse_uir", "to_uir", "uir_line"]
 
 
-class UirError(ValueError):
+class UirError(UserError, ValueError):
     """A .uir text that cannot be read: the message starts with `line L, column C:`."""
 
     def __init__(self, line: int, column: int, message: str, source: str | None = None) -> None:

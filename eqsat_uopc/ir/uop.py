@@ -21,13 +21,14 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
+from eqsat_uopc.errors import UserError
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, DType, dtypes
 from eqsat_uopc.ir.ops import BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
 
 __all__ = ["ParamArg", "UOp", "UOpError", "call_params", "prod"]
 
 
-class UOpError(ValueError):
+class UOpError(UserError, ValueError):
     """An ill-formed node: the message names the op and what was wrong."""
 
 

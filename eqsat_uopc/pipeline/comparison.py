@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from eqsat_uopc.extract import COST_ALIASES, COST_MODELS, Extraction, cost_of, costs_of
+from eqsat_uopc.extract import COST_ALIASES, COST_MODELS, CostModelError, Extraction, cost_of, costs_of
 from eqsat_uopc.greedy import simplify
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
@@ -168,7 +168,7 @@ def compare(
     cost_model_name = COST_ALIASES.get(config.cost, config.cost) if isinstance(config.cost, str) else None
     if cost_model_name not in COST_MODELS:
         known = ", ".join(COST_MODELS)
-        raise ValueError(
+        raise CostModelError(
             f"compare prices results under every built-in cost model; cost must be one of {known}"
         )
     t0 = time.perf_counter()

@@ -11,16 +11,21 @@ Results are rows (dicts) written to a JSON-lines file as they finish, so an inte
 resumes where it stopped: tasks whose key is already in the file are not run again. Rows carry
 `key`, `status` ("ok" | "timeout" | "crashed" | "error"), `error` and `seconds`, plus the job's
 own fields. Rows come back in completion order; the file is the record.
+
+Progress: a bar on a terminal; with `progress="lines"`, one line on stderr every few seconds (for a
+log or a pipe, where a bar is noise and silence looks like a hang).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import multiprocessing as mp
 import os
 import resource
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
@@ -30,8 +35,18 @@ from pathlib import Path
 from typing import Any
 
 from eqsat_uopc.allocator import children_on_jemalloc
+from eqsat_uopc.errors import UserError
 
-__all__ = ["SweepTask", "completed_keys", "sweep"]
+__all__ = ["SchedulerError", "SweepError", "SweepTask", "completed_keys", "sweep"]
+
+
+class SweepError(UserError, ValueError):
+    """A sweep that cannot start: repeated task keys, a limit that is not positive."""
+
+
+class SchedulerError(UserError, ConnectionError):
+    """The Dask scheduler named by `scheduler=` cannot be reached."""
+
 
 Job = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -184,7 +199,7 @@ def _dask(
     try:
         client = Client(scheduler, timeout=connect_timeout)
     except OSError as e:  # no scheduler there: say so in one line, before any work
-        raise ConnectionError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+        raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
     with client:
         futures = {client.submit(_run_job, job, t, key=f"sweep-{t.key}", pure=False): t for t in tasks}
         for fut in as_completed(futures):
@@ -210,22 +225,30 @@ def sweep(
     time_limit: float | None = 60.0,
     scheduler: str | None = None,
     connect_timeout: float = 10.0,
-    progress: bool | None = None,
+    progress: bool | str | None = None,
+    progress_label: str = "sweep",
+    progress_every: float = 5.0,
 ) -> list[dict[str, Any]]:
     """Run job(task.payload) for every task not already in `out`; the rows of this run.
 
     job must be a picklable top-level function. workers=0 runs in this process (no isolation,
-    for debugging); the default is one worker per core.
+    for debugging); the default is one worker per core. progress: None a bar on a terminal and
+    nothing otherwise, True a bar, False nothing, "lines" a line on stderr every `progress_every`
+    seconds (`progress_label: 12 of 40 done, ...`).
     """
     tasks = list(tasks)
     keys = [t.key for t in tasks]
     if len(set(keys)) != len(keys):
         dup = next(k for k in keys if keys.count(k) > 1)
-        raise ValueError(f"sweep task keys must be unique, {dup!r} repeats")
-    if time_limit is not None and time_limit <= 0:
-        raise ValueError(f"time_limit must be positive, got {time_limit}")
+        raise SweepError(f"sweep task keys must be unique, {dup!r} repeats")
+    if time_limit is not None and not time_limit > 0:
+        raise SweepError(f"time_limit must be positive, got {time_limit}")
     if memory_limit_mb is not None and memory_limit_mb <= 0:
-        raise ValueError(f"memory_limit_mb must be positive, got {memory_limit_mb}")
+        raise SweepError(f"memory_limit_mb must be positive, got {memory_limit_mb}")
+    if progress not in (None, True, False, "lines"):
+        raise SweepError(f"progress must be None, True, False or 'lines', got {progress!r}")
+    if workers is not None and workers < 0:
+        raise SweepError(f"workers must be 0 (in this process) or more, got {workers}")
     out_path = Path(out) if out is not None else None
     if out_path is not None:
         done = completed_keys(out_path)
@@ -238,13 +261,13 @@ def sweep(
         rows = (_run_job(job, t) for t in tasks)
     else:
         rows = _local(tasks, job, workers, memory_limit_mb, time_limit)
-    show = sys.stderr.isatty() if progress is None else progress
+    show: bool | str = sys.stderr.isatty() if progress is None else progress
     collected: list[dict[str, Any]] = []
     sink = out_path.open("a") if out_path is not None else None
     if sink is not None and out_path.stat().st_size and not out_path.read_bytes().endswith(b"\n"):
         sink.write("\n")  # end a line torn by an interrupted run, so the next row stands alone
     try:
-        for row in _with_progress(rows, len(tasks), show):
+        for row in _with_progress(rows, len(tasks), show, progress_label, progress_every):
             collected.append(row)
             if sink is not None:
                 sink.write(json.dumps(row, sort_keys=True) + "\n")
@@ -255,15 +278,73 @@ def sweep(
     return collected
 
 
-def _with_progress(rows: Iterator[dict[str, Any]], total: int, show: bool) -> Iterator[dict[str, Any]]:
+def _with_progress(
+    rows: Iterator[dict[str, Any]], total: int, show: bool | str, label: str, every: float
+) -> Iterator[dict[str, Any]]:
     if not show or total == 0:
         yield from rows
         return
+    if show == "lines":
+        with _ProgressLines(total, label, every) as lines:
+            for row in rows:
+                lines.add(row)
+                yield row
+        return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    columns = (TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, transient=True) as bar:
-        tid = bar.add_task("sweep", total=total)
+        tid = bar.add_task(label, total=total)
         for row in rows:
             bar.advance(tid)
             yield row
+
+
+def _duration(seconds: float) -> str:
+    seconds = round(seconds)
+    return f"{seconds} s" if seconds < 120 else f"{seconds // 60} min {seconds % 60:02d} s"
+
+
+class _ProgressLines:
+    """A line on stderr every `every` seconds while rows arrive (from a thread, so that a slow task
+    does not silence it), and one when the sweep ends:
+    `compare: 120 of 1303 done (2 timed out, 0 crashed, 1 failed), 45 s, about 7 min 30 s left`."""
+
+    def __init__(self, total: int, label: str, every: float) -> None:
+        self.total, self.label, self.every = total, label, every
+        self.counts = {"ok": 0, "timeout": 0, "crashed": 0, "error": 0}
+        self.start = time.monotonic()
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._loop, name="sweep-progress", daemon=True)
+
+    def __enter__(self) -> _ProgressLines:
+        self.thread.start()
+        return self
+
+    def add(self, row: dict[str, Any]) -> None:
+        with self.lock:
+            status = row.get("status", "ok")
+            self.counts[status] = self.counts.get(status, 0) + 1
+
+    def line(self) -> str:
+        with self.lock:
+            done, c = sum(self.counts.values()), dict(self.counts)
+        elapsed = time.monotonic() - self.start
+        text = (
+            f"{self.label}: {done} of {self.total} done ({c['timeout']} timed out, {c['crashed']} crashed, "
+            f"{c['error']} failed), {_duration(elapsed)}"
+        )
+        if 0 < done < self.total:
+            left = elapsed / done * (self.total - done)
+            text += f", about {_duration(left)} left" if math.isfinite(left) else ""
+        return text
+
+    def _loop(self) -> None:
+        while not self.stop.wait(self.every):
+            print(self.line(), file=sys.stderr, flush=True)
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop.set()
+        self.thread.join()
+        print(self.line(), file=sys.stderr, flush=True)

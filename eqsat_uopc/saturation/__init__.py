@@ -23,9 +23,9 @@ re-exports the function `saturate`, the attribute eqsat_uopc.saturation is that 
 
 from eqsat_uopc.saturation.config import DEFAULT_CONFIG, FIELD_HELP, SaturationConfig, resolve_config
 from eqsat_uopc.saturation.engine import Engine, EnginePool, clear_pool, default_pool, engine_stats
-from eqsat_uopc.saturation.errors import DrawError, SaturationError
+from eqsat_uopc.saturation.errors import DrawError, SaturationBug, SaturationError
 from eqsat_uopc.saturation.hooks import HOOKS, Additions, Hook, RunSetup, Seeds
-from eqsat_uopc.saturation.picture import draw, to_dot, to_visualizer_json
+from eqsat_uopc.saturation.picture import View, draw, select_view, to_dot, to_visualizer_json
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
 from eqsat_uopc.saturation.result import Saturation
 from eqsat_uopc.saturation.runner import Runner, saturate
@@ -44,17 +44,20 @@ __all__ = [
     "RunSetup",
     "Runner",
     "Saturation",
+    "SaturationBug",
     "SaturationConfig",
     "SaturationError",
     "SaturationReport",
     "Seeds",
     "StopReason",
+    "View",
     "clear_pool",
     "default_pool",
     "draw",
     "engine_stats",
     "resolve_config",
     "saturate",
+    "select_view",
     "to_dot",
     "to_visualizer_json",
 ]

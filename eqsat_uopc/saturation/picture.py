@@ -5,6 +5,13 @@ alternatives a rule added, and which of them extraction picked. These pictures s
 one box (cluster) per e-class, its e-nodes inside, edges from an e-node to its child e-classes, the
 extracted choice filled and bold, the root e-class drawn thick and labelled "root".
 
+A saturated e-graph of a few hundred e-nodes drawn whole is a picture tens of thousands of pixels
+wide that no one can read. So a picture can be a *view* (`select_view`): the root's neighbourhood,
+e-classes taken breadth-first from the root (the extracted e-node of each first, then a few more),
+up to a number of e-nodes that fits a screen; an edge into an e-class left out ends at a grey
+`c17 …` stub, an e-class drawn in part says how many e-nodes it holds, and the picture's legend
+counts what was left out.
+
 Everything is deterministic (e-classes in natural id order, e-nodes in e-class order), so a
 picture can be diffed and tested. Graphviz is an optional system binary: `.dot` and `.json`
 never need it; `.svg`, `.png` and `.pdf` run it and say how to install it when it is missing.
@@ -16,7 +23,9 @@ import json
 import re
 import shutil
 import subprocess
+from collections import deque
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +37,22 @@ from eqsat_uopc.saturation.errors import DrawError
 
 __all__ = [
     "DEFAULT_MAX_ENODES",
+    "DEFAULT_PER_CLASS",
+    "DEFAULT_VIEW_ENODES",
     "FORMATS",
+    "View",
     "check_readable",
     "draw",
     "picture_format",
+    "select_view",
     "to_dot",
     "to_visualizer_json",
 ]
 
 DEFAULT_MAX_ENODES = 2_000  # beyond this a picture is a grey smear, and dot takes minutes
+# a view that fits a screen: about 40 boxes over a dozen ranks is still readable at 100%
+DEFAULT_VIEW_ENODES = 40
+DEFAULT_PER_CLASS = 4  # e-nodes drawn per e-class (associativity fills some with dozens)
 _GRAPHVIZ_FORMATS = ("svg", "png", "pdf")
 FORMATS = (".dot", ".json", *(f".{f}" for f in _GRAPHVIZ_FORMATS))
 _MAX_LABEL = 40
@@ -109,12 +125,141 @@ def _target(cid: ClassId, chosen: Mapping[ClassId, int]) -> str:
     return _node_id(cid, chosen.get(cid, 0))
 
 
-def to_dot(egraph: EGraph, choice: Mapping[ClassId, ENode] | None = None, root: ClassId | None = None) -> str:
+@dataclass(frozen=True)
+class View:
+    """The part of an e-graph a picture shows: for each e-class drawn, the indices of its e-nodes
+    drawn, and the limits that left the rest out."""
+
+    nodes: dict[ClassId, tuple[int, ...]]
+    total_enodes: int
+    total_eclasses: int
+    max_enodes: int | None
+    per_class: int | None
+    depth: int | None
+
+    @property
+    def drawn_enodes(self) -> int:
+        return sum(map(len, self.nodes.values()))
+
+    @property
+    def drawn_eclasses(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def complete(self) -> bool:
+        return self.drawn_enodes == self.total_enodes
+
+    def legend(self) -> str:
+        """What the picture leaves out, in one sentence (empty when it shows everything)."""
+        if self.complete:
+            return ""
+        within = "" if self.depth is None else f" within {self.depth} steps"
+        each = "" if self.per_class is None else f", at most {self.per_class} e-nodes each"
+        return (
+            f"drawn: {self.drawn_enodes} of {self.total_enodes} e-nodes in {self.drawn_eclasses} of "
+            f"{self.total_eclasses} e-classes: the extracted program (filled) and the e-classes nearest "
+            f"the root{within}{each}; 'c17 …': an e-class not drawn; '+N more': e-nodes not drawn"
+        )
+
+
+def select_view(
+    egraph: EGraph,
+    choice: Mapping[ClassId, ENode] | None = None,
+    root: ClassId | None = None,
+    *,
+    max_enodes: int | None = DEFAULT_VIEW_ENODES,
+    per_class: int | None = DEFAULT_PER_CLASS,
+    depth: int | None = None,
+) -> View:
+    """The root's neighbourhood, at most max_enodes e-nodes: first the extracted program (the
+    choice's e-nodes reachable from the root, breadth-first), then e-classes breadth-first from the
+    root, each filled up to per_class e-nodes (its e-nodes in order), no further than `depth` steps
+    below the root. None lifts a limit."""
+    for name, value, least in (
+        ("max_enodes", max_enodes, 1),
+        ("per_class", per_class, 1),
+        ("depth", depth, 0),
+    ):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+            raise DrawError(f"{name} must be an int >= {least} or None, got {value!r}")
+    chosen, roots = _checked(egraph, choice, root)
+    nodes: dict[ClassId, list[int]] = {}
+    budget = [max_enodes]
+
+    def room() -> int | None:
+        return budget[0]
+
+    def spend(n: int) -> None:
+        if budget[0] is not None:
+            budget[0] -= n
+
+    def breadth_first(children_of: Any) -> None:
+        queue = deque((r, 0) for r in roots)
+        seen = set(roots)
+        while queue and (room() is None or room() > 0):
+            cid, d = queue.popleft()
+            drawn = children_of(cid)
+            if depth is not None and d >= depth:
+                continue
+            for k in drawn:
+                for ch in egraph.classes[cid].nodes[k].children:
+                    if ch not in seen:
+                        seen.add(ch)
+                        queue.append((ch, d + 1))
+
+    def the_choice(cid: ClassId) -> list[int]:
+        if cid not in chosen:
+            return []
+        nodes[cid] = [chosen[cid]]
+        spend(1)
+        return nodes[cid]
+
+    def fill(cid: ClassId) -> list[int]:
+        have = nodes.setdefault(cid, [])
+        n = len(egraph.classes[cid].nodes)
+        want = n if per_class is None else min(n, per_class)
+        extra = [k for k in range(n) if k not in have][: max(0, want - len(have))]
+        if room() is not None:
+            extra = extra[: max(0, room())]
+        have += extra
+        spend(len(extra))
+        if not have:
+            del nodes[cid]
+        return have
+
+    breadth_first(the_choice)
+    breadth_first(fill)
+    return View(
+        {cid: tuple(ks) for cid, ks in nodes.items()},
+        egraph.num_enodes,
+        egraph.num_eclasses,
+        max_enodes,
+        per_class,
+        depth,
+    )
+
+
+def to_dot(
+    egraph: EGraph,
+    choice: Mapping[ClassId, ENode] | None = None,
+    root: ClassId | None = None,
+    *,
+    view: View | None = None,
+) -> str:
     """Graphviz DOT text of egraph: one cluster per e-class (labelled "id : dtype"), one box per
     e-node (labelled "OP arg"), edges from an e-node to its child e-classes (clipped at the child's
     cluster, numbered by argument position when there are several), the choice's e-nodes filled and
-    bold, and the root e-class (default: the e-graph's roots) drawn thick and labelled "root"."""
+    bold, and the root e-class (default: the e-graph's roots) drawn thick and labelled "root".
+
+    With a view (select_view), only its e-nodes are drawn: an edge into an e-class it leaves out
+    ends at a dashed grey stub, a cluster drawn in part says "+N more", and the legend at the
+    bottom says what was left out."""
     chosen, roots = _checked(egraph, choice, root)
+    shown = (
+        {cid: tuple(range(len(ec.nodes))) for cid, ec in egraph.classes.items()}
+        if view is None
+        else view.nodes
+    )
     lines = [
         "digraph egraph {",
         "  compound=true;",
@@ -123,27 +268,51 @@ def to_dot(egraph: EGraph, choice: Mapping[ClassId, ENode] | None = None, root: 
         '  node [shape=box, style=rounded, fontname="Helvetica"];',
         '  edge [fontname="Helvetica", fontsize=10];',
     ]
-    ids = sorted(egraph.classes, key=_natural)
+    ids = sorted(shown, key=_natural)
+
+    def target(cid: ClassId) -> str:  # the chosen e-node if drawn, else the first drawn
+        drawn = shown[cid]
+        return _node_id(cid, chosen[cid] if chosen.get(cid) in drawn else min(drawn))
+
     for cid in ids:
         ec = egraph.classes[cid]
         label = ("root " if cid in roots else "") + _class_label(ec)
+        if (more := len(ec.nodes) - len(shown[cid])) > 0:
+            label += f" (+{more} more)"
         style = _ROOT if cid in roots else 'color="#888888"'
         lines.append(f"  subgraph {_quote('cluster_' + cid)} {{")
         lines.append(f"    graph [label={_quote(label)}, {style}];")
-        for k, node in enumerate(ec.nodes):
+        for k in sorted(shown[cid]):
             extra = f", {_CHOSEN}" if chosen.get(cid) == k else ""
-            lines.append(f"    {_quote(_node_id(cid, k))} [label={_quote(_node_label(node))}{extra}];")
+            lines.append(f"    {_quote(_node_id(cid, k))} [label={_quote(_node_label(ec.nodes[k]))}{extra}];")
         lines.append("  }")
+    stubs: list[ClassId] = []
     for cid in ids:
-        for k, node in enumerate(egraph.classes[cid].nodes):
+        for k in sorted(shown[cid]):
+            node = egraph.classes[cid].nodes[k]
             for pos, child in enumerate(node.children):
-                attrs = [] if child == cid else [f"lhead={_quote('cluster_' + child)}"]
+                if child in shown:
+                    attrs = [] if child == cid else [f"lhead={_quote('cluster_' + child)}"]
+                    head = target(child)
+                else:
+                    attrs = ['style=dashed, color="#888888"']
+                    head = f"{child}.more"
+                    if child not in stubs:
+                        stubs.append(child)
                 if len(node.children) > 1:
                     attrs.append(f'label="{pos}"')
                 if chosen.get(cid) == k:
                     attrs.append("penwidth=2")
                 tail = f" [{', '.join(attrs)}]" if attrs else ""
-                lines.append(f"  {_quote(_node_id(cid, k))} -> {_quote(_target(child, chosen))}{tail};")
+                lines.append(f"  {_quote(_node_id(cid, k))} -> {_quote(head)}{tail};")
+    for child in sorted(stubs, key=_natural):
+        label = f"{child} …"
+        lines.append(
+            f'  {_quote(child + ".more")} [label={_quote(label)}, shape=plaintext, fontcolor="#888888"];'
+        )
+    if view is not None and (legend := view.legend()):
+        lines.append(f"  label={_quote(legend)};")
+        lines.append('  labelloc=b; labeljust=l; fontsize=12; fontcolor="#444444";')
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -208,19 +377,23 @@ def draw(
     root: ClassId | None = None,
     *,
     max_enodes: int = DEFAULT_MAX_ENODES,
+    view: View | None = None,
 ) -> Path:
     """Write a picture of egraph to path, in the format its suffix names (see FORMATS): .dot (DOT
     text), .json (egglog's visualizer JSON), .svg/.png/.pdf (DOT run through Graphviz's `dot`).
-    E-graphs above max_enodes e-nodes are refused (no one can read them); raise the limit to draw
-    them anyway. Returns the path written."""
+    With a view (select_view), .dot/.svg/.png/.pdf show only its part of the e-graph (the .json,
+    for an interactive visualizer, always holds all of it). Without one, e-graphs above max_enodes
+    e-nodes are refused (no one can read them); raise the limit to draw them anyway. Returns the
+    path written."""
     path = Path(path)
     suffix = picture_format(path)
-    check_readable(egraph, max_enodes)
+    if view is None or suffix == ".json":
+        check_readable(egraph, max_enodes)
     if suffix == ".json":
         text = json.dumps(to_visualizer_json(egraph, choice, root), indent=1) + "\n"
         path.write_text(text, encoding="utf-8")
         return path
-    dot_text = to_dot(egraph, choice, root)
+    dot_text = to_dot(egraph, choice, root, view=view)
     if suffix == ".dot":
         path.write_text(dot_text, encoding="utf-8")
         return path

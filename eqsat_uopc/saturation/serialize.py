@@ -30,7 +30,7 @@ from egglog import bindings
 from eqsat_uopc.extract.egraph import ClassId, EClass, EGraph, ENode
 from eqsat_uopc.ir.dtype import f32_from_bits
 from eqsat_uopc.ir.ops import Ops
-from eqsat_uopc.saturation.errors import SaturationError
+from eqsat_uopc.saturation.errors import SaturationBug, SaturationError
 from eqsat_uopc.saturation.terms import KINDS, OP_OF, parse_type
 
 __all__ = ["EgglogExtractor", "SNode", "Snapshot"]
@@ -173,14 +173,14 @@ class Snapshot:
             t = nodes[0].t
             for n in nodes[1:]:
                 if n.t != t:
-                    raise SaturationError(
+                    raise SaturationBug(
                         f"e-class {v} mixes types {t} and {n.t} ({nodes[0].ctor} and {n.ctor}): "
                         "a rule changed a type"
                     )
             self.types[v] = t
         for v in by_name.values():
             if v not in self.classes:
-                raise SaturationError(f"e-class {v} has a name but no UOp e-node (a loader row is missing)")
+                raise SaturationBug(f"e-class {v} has a name but no UOp e-node (a loader row is missing)")
 
     @cached_property
     def index(self) -> dict[tuple, bindings.Value]:
@@ -276,7 +276,7 @@ class EgglogExtractor:
         memo: dict[int, Any] = {}
         for r, res in zip(roots, results, strict=True):
             if res is None:
-                raise SaturationError(f"egglog found no term for e-class {r!r}")
+                raise SaturationBug(f"egglog found no term for e-class {r!r}")
             self._walk(termdag, res[1], memo, choice)
         return choice
 
@@ -314,7 +314,7 @@ class EgglogExtractor:
             key = (ctor, t, prim, flat_kids)
         v = self._snap.index.get(key)
         if v is None:
-            raise SaturationError(f"egglog extracted a {ctor} e-node that is not in the serialized e-graph")
+            raise SaturationBug(f"egglog extracted a {ctor} e-node that is not in the serialized e-graph")
         for n in self._snap.classes[v]:
             if (n.ctor, n.t, n.prim, n.kids) == key:
                 choice[self._ids[v]] = _enode(n, self._args, self._ids.__getitem__)

@@ -7,6 +7,8 @@ of eqsat_uopc.backend.errors, plus OVERFLOW). What is undefined, and how it spre
 - under int_semantics="no_overflow", an i32 op whose exact result leaves the int32 range
   (`int_semantics.overflows`); under "wrap" the value wraps and `Evaluation.overflowed` says so;
 - an INDEX outside its axis and a RANGE value outside [0, extent - 1];
+- (a bounded PARAM given a value outside its bounds is not undefined but refused: InputError, as
+  the C backend refuses it; values.check_bounds);
 - a status spreads to every user, first source first, except that WHERE takes the status of the
   branch it selects (`where(b != 0, a // b, 0)` is defined at b = 0), as the C backend does.
 The structure of the walk (STACK, INDEX, movement ops, REDUCE, CALL scopes) is interpret.py's,
@@ -27,6 +29,7 @@ from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.alu import exec_alu
 from eqsat_uopc.semantics.int_semantics import INT_SEMANTICS, overflows
 from eqsat_uopc.semantics.interpret import Elem, interpret_all
+from eqsat_uopc.semantics.values import check_bounds
 
 __all__ = [
     "CAST_INVALID",
@@ -125,12 +128,10 @@ class Concrete:
         if slot not in self.flat_params:
             if slot not in self.params:
                 raise KeyError(f"no value for PARAM slot {slot}")
-            self.flat_params[slot] = [truncate(node.dtype, v) for v in _flatten(self.params[slot])]
-        v = self.flat_params[slot][element]
-        b = node.arg.bounds
-        if b is not None and not b[0] <= v <= b[1]:  # outside the input's domain, as a RANGE out of bounds
-            return (v, self.code(node, RANGE_OOB))
-        return (v, 0)
+            flat = [truncate(node.dtype, v) for v in _flatten(self.params[slot])]
+            check_bounds(node.arg, flat)  # outside the input's domain: refused, as the C backend does
+            self.flat_params[slot] = flat
+        return (self.flat_params[slot][element], 0)
 
     def range_var(self, node: UOp, extent: Elem) -> Elem:
         n, status = extent
@@ -213,7 +214,8 @@ def evaluate(
     """program's value for PARAM values by slot and RANGE values by identifier.
 
     A RANGE with no value is drawn by draw_range(identifier, extent) when given (and recorded in
-    ranges, which must then be a dict); a RANGE value outside [0, extent - 1] is undefined.
+    ranges, which must then be a dict); a RANGE value outside [0, extent - 1] is undefined. A
+    bounded PARAM's value outside its bounds is refused (InputError), as the C backend refuses it.
     """
     if int_semantics not in INT_SEMANTICS:
         raise ValueError(f"int_semantics must be 'wrap' or 'no_overflow', got {int_semantics!r}")

@@ -3,6 +3,10 @@
 A fully known value of the IR is a literal: a CONST (scalar) or a STACK tree of CONSTs (tensor).
 Binding a program's PARAMs to literals turns it into a closed program that `run` evaluates, which
 is how the interpreter is used as an oracle against the C backend and saturation.
+
+A bounded input (`ParamArg.bounds`) given a value outside its bounds is refused here, by
+`evaluate` and by the C backend alike: the same InputError with the same message
+(`describe_input` and `check_bounds` are the one wording of it).
 """
 
 from __future__ import annotations
@@ -11,11 +15,39 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from eqsat_uopc.errors import InputError
 from eqsat_uopc.ir.dtype import DType, dtypes, truncate
 from eqsat_uopc.ir.ops import Ops
-from eqsat_uopc.ir.uop import UOp, UOpError, call_params
+from eqsat_uopc.ir.uop import ParamArg, UOp, UOpError, call_params
 
-__all__ = ["bind_params", "bounded_int", "literal", "random_value", "same_value"]
+__all__ = [
+    "bind_params",
+    "bounded_int",
+    "check_bounds",
+    "describe_input",
+    "literal",
+    "random_value",
+    "same_value",
+]
+
+
+def describe_input(slot: int, dtype: DType, shape: tuple[int, ...]) -> str:
+    """How errors name a PARAM input: `input 0 (PARAM slot 0): i32 scalar` (inputs are positional,
+    one per slot, so the input's position is its slot)."""
+    kind = "scalar" if not shape else f"shape {shape}"
+    return f"input {slot} (PARAM slot {slot}): {dtype.name} {kind}"
+
+
+def check_bounds(arg: ParamArg, flat: list[int]) -> None:
+    """Refuse (InputError) values of a bounded input outside its bounds, naming the smallest value
+    if it is below them, else the largest."""
+    if arg.bounds is None or not flat:
+        return
+    (lo, hi), least, most = arg.bounds, min(flat), max(flat)
+    if least < lo or most > hi:
+        where = describe_input(arg.slot, arg.dtype, arg.shape)
+        bad = least if least < lo else most
+        raise InputError(f"{where}: value {bad} is outside the input's bounds [{lo}, {hi}]")
 
 
 def literal(value: Any, dtype: DType, shape: tuple[int, ...] = ()) -> UOp:
@@ -39,7 +71,8 @@ def literal(value: Any, dtype: DType, shape: tuple[int, ...] = ()) -> UOp:
 
 
 def bind_params(program: UOp, values: Mapping[int, Any]) -> UOp:
-    """program with each free PARAM (by slot) replaced by the literal of its value."""
+    """program with each free PARAM (by slot) replaced by the literal of its value; a value outside
+    a bounded input's bounds is an InputError (check_bounds), as the C backend says it."""
     params = call_params(program)
     missing = [p.arg.slot for p in params if p.arg.slot not in values]
     if missing:
@@ -50,6 +83,8 @@ def bind_params(program: UOp, values: Mapping[int, Any]) -> UOp:
             bound[p] = literal(values[p.arg.slot], p.dtype, p.shape)
         except UOpError as e:
             raise UOpError(f"PARAM slot {p.arg.slot}: {e}") from None
+        if p.arg.bounds is not None:
+            check_bounds(p.arg, [u.arg for u in bound[p].toposort() if u.op is Ops.CONST])
     return program.substitute(bound)
 
 

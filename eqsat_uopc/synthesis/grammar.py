@@ -26,6 +26,7 @@ import numpy as np
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.synthesis.errors import SynthesisError
 
 __all__ = ["COMMUTATIVE", "OP_NAMES", "Condition", "Grammar", "default_constant_values", "parse_ops"]
 
@@ -49,14 +50,14 @@ _CONST_SLOT0 = 16  # constant variables take PARAM slots from here on
 
 
 def parse_ops(text: str) -> tuple[Ops, ...]:
-    """`"add,mul,max,lt"` -> the ops, in a canonical order (ValueError naming an unknown op)."""
+    """`"add,mul,max,lt"` -> the ops, in a canonical order (SynthesisError naming an unknown op)."""
     out = []
     for name in (t.strip().lower() for t in text.split(",") if t.strip()):
         if name not in OP_NAMES:
-            raise ValueError(f"unknown op {name!r} in --ops (known: {', '.join(OP_NAMES)})")
+            raise SynthesisError(f"unknown op {name!r} in --ops (known: {', '.join(OP_NAMES)})")
         out.append(OP_NAMES[name])
     if not out:
-        raise ValueError("--ops names no op")
+        raise SynthesisError("--ops names no op")
     return tuple(sorted(set(out), key=lambda op: op.value))
 
 
@@ -76,16 +77,16 @@ class Grammar:
         allowed = set(OP_NAMES.values())
         bad = [op for op in self.ops if op not in allowed]
         if bad:
-            raise ValueError(
+            raise SynthesisError(
                 f"grammar: ops {[op.name for op in bad]} are not synthesized (only {sorted(OP_NAMES)})"
             )
         if self.max_size < 1:
-            raise ValueError(f"grammar: max_size must be >= 1, got {self.max_size}")
+            raise SynthesisError(f"grammar: max_size must be >= 1, got {self.max_size}")
         names = [*self.variables, *self.bool_variables, *self.constant_variables]
         if len(set(names)) != len(names):
-            raise ValueError(f"grammar: variable names must differ, got {names}")
+            raise SynthesisError(f"grammar: variable names must differ, got {names}")
         if not self.variables and not self.bool_variables:
-            raise ValueError("grammar: at least one term variable is needed")
+            raise SynthesisError("grammar: at least one term variable is needed")
 
     # -- leaves
     def leaves(self) -> list[UOp]:

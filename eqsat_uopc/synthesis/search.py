@@ -28,6 +28,7 @@ from typing import Any
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.rules import FAMILIES, RULE_SETS
 from eqsat_uopc.synthesis.enumeration import Candidate, Enumerator
+from eqsat_uopc.synthesis.errors import SynthesisError
 from eqsat_uopc.synthesis.fingerprint import make_inputs, refines
 from eqsat_uopc.synthesis.grammar import Condition, Grammar
 from eqsat_uopc.synthesis.minimize import derives, with_family
@@ -43,7 +44,15 @@ from eqsat_uopc.synthesis.rule import (
     tree_size,
 )
 
-__all__ = ["SUPPORT_FAMILIES", "SynthesisResult", "egg_text", "log_path_for", "synthesize", "write_family"]
+__all__ = [
+    "BASES",
+    "SUPPORT_FAMILIES",
+    "SynthesisResult",
+    "egg_text",
+    "log_path_for",
+    "synthesize",
+    "write_family",
+]
 
 # what a synthesized family is checked with when base="none": constant folding and the interval
 # analysis its conditions read (lo/hi), no hand-written rewrites beyond those two families
@@ -80,11 +89,16 @@ class _Draft:
     condition: Condition | None
 
 
+# what `base` may name: "none" (SUPPORT_FAMILIES only; RULE_SETS has a "none" too, with no rules
+# at all, which a synthesized family could not even be checked with) or a rule set
+BASES = tuple(dict.fromkeys(("none", *RULE_SETS)))
+
+
 def _base_families(base: str) -> tuple[str, ...]:
     if base == "none":
         return SUPPORT_FAMILIES
     if base not in RULE_SETS:
-        raise ValueError(f"unknown base rule set {base!r} (known: none, {', '.join(RULE_SETS)})")
+        raise SynthesisError(f"unknown base rule set {base!r} (known: {', '.join(BASES)})")
     return RULE_SETS[base].families
 
 
@@ -154,7 +168,7 @@ def _read_log(path: Path | None, settings: dict[str, Any]) -> dict[str, dict[str
         return {}
     lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
     if not lines or lines[0].get("settings") != settings:
-        raise ValueError(
+        raise SynthesisError(
             f"{path}: this log was written by a synthesis run with other settings; "
             "delete it (or choose another output) to start afresh"
         )
@@ -181,7 +195,7 @@ def synthesize(
     family). max_candidates and time_limit (seconds) bound the run; log_path makes it resumable.
     """
     if int_semantics not in ("wrap", "no_overflow"):
-        raise ValueError(f"int_semantics must be 'wrap' or 'no_overflow', got {int_semantics!r}")
+        raise SynthesisError(f"int_semantics must be 'wrap' or 'no_overflow', got {int_semantics!r}")
     base_families = _base_families(base)
     start = time.perf_counter()
     settings = _settings(grammar, int_semantics, seed, base, max_candidates)

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from eqsat_uopc.corpus.sexpr import natural_key
+from eqsat_uopc.errors import UserError
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp, UOpError
@@ -45,7 +46,7 @@ __all__ = [
 TINYGRAD_VERSION = "0.14.0"  # the version the bridge is tested against (pyproject's extra pins it)
 
 
-class TinygradError(ValueError):
+class TinygradError(UserError, ValueError):
     """A tinygrad graph (or one of our programs) that has no exact translation, or no tinygrad."""
 
 
