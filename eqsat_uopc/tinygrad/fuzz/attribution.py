@@ -59,13 +59,17 @@ def _comment_block_head(filename: str, line: int) -> str:
 
 @functools.cache
 def _pattern_name(filename: str, line: int) -> str:
-    """A pattern's name: the comment on its line, else the last line of the comment block right
-    above it, else its code (patterns below one comment block each get their own name)."""
+    """A pattern's name: the comment on its line, else the comment block right above it, else its
+    code (of several patterns under one comment block, only the first is named by the comment)."""
     text = linecache.getline(filename, line)
     if "#" in text:
         return text.split("#", 1)[1].strip()
     if block := _comment_block(filename, line):
-        return block[-1]
+        # its first line that says what the rule does: not a NOTE, a TODO or commented-out code, nor
+        # a "** section **" title (the last title when nothing else is left)
+        said = [b for b in block if not b.startswith(("**", "NOTE", "TODO", "("))]
+        titles = [b for b in block if b.startswith("**")]
+        return said[0] if said else titles[-1] if titles else block[0]
     code = text.strip().removeprefix("(").removesuffix(",").removesuffix(")")
     return code if len(code) <= 90 else code[:87] + "..."
 
