@@ -349,10 +349,7 @@ def test_noise_names_patterns_of_the_pinned_tinygrad():
     }
     assert set(NOISE) <= set(places)
     assert _pattern_name(*places["symbolic.py:113"]) == "x*1 -> x"
-    assert (
-        _pattern_name(*places["symbolic.py:217"])
-        == "** COMMUTATIVE flipping (only for index) **"
-    )
+    assert _pattern_name(*places["symbolic.py:217"]) == "** COMMUTATIVE flipping (only for index) **"
     assert "fold_const_alu" in _pattern_name(*places["symbolic.py:151"])
 
 
