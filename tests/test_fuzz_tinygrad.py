@@ -8,6 +8,7 @@ here: the result must be sound, and no larger than `BOUND` says (see below).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -475,6 +476,17 @@ def test_a_campaign_is_deterministic_and_summarizes_every_template():
     assert a["expressions"] == 6 and set(a["per_template"]) == {"identity", "combine-terms"}
     assert sum(a["results"]["wrap"][k] for k in ("smaller", "equal", "larger", "no_tinygrad", "error")) == 6
     assert a["results"]["wrap"]["smaller"] == 0 and a["results"]["wrap"]["unsound"] == 0
+
+
+@needs_tinygrad
+def test_worker_processes_give_the_same_campaign():
+    settings = FuzzSettings(
+        seeds=(3,), count=6, templates=("divmod-gcd", "where-alu"), samples=20, shrink=False
+    )
+    alone = fuzz(settings, identity)
+    pooled = fuzz(dataclasses.replace(settings, workers=2), identity)
+    assert pooled.summary() == alone.summary()
+    assert [r.outcomes["wrap"].program for r in pooled.results] == [r.case.program for r in alone.results]
 
 
 @needs_tinygrad
