@@ -487,6 +487,30 @@ def _cmd_capture_tinygrad(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------
+# fuzz-tinygrad: the differential fuzzer against tinygrad (eqsat_uopc/tinygrad/fuzz); its options
+# and report live there, cli.py only passes the optimizer (optimize sits above the bridges)
+
+
+def fuzz_optimizer(program: UOp, int_semantics: str) -> UOp:
+    """What fuzz-tinygrad checks: `optimize` with the DAG-size cost, as a user calls it (module-level,
+    so that worker processes can import it)."""
+    from eqsat_uopc.pipeline import optimization
+
+    return optimization.optimize(program, "dag_size", int_semantics=int_semantics).program
+
+
+def _add_fuzz_tinygrad(sub: argparse._SubParsersAction) -> None:
+    from eqsat_uopc.tinygrad.fuzz import command as fuzz_command
+
+    z = sub.add_parser(
+        "fuzz-tinygrad",
+        help="random index expressions through tinygrad's simplifier and optimize: sizes, soundness, "
+        "minimized regressions (needs tinygrad)",
+    )
+    fuzz_command.add_arguments(z)
+    z.set_defaults(fn=lambda args: fuzz_command.run(args, fuzz_optimizer))
+
+
 # the parser
 
 
@@ -695,6 +719,7 @@ def _parser() -> argparse.ArgumentParser:
     y = sub.add_parser("synthesize", help="synthesize proved rewrite rules into a .egg family (Ruler-style)")
     synthesis_command.add_arguments(y)
     y.set_defaults(fn=synthesis_command.run)
+    _add_fuzz_tinygrad(sub)
     return p
 
 

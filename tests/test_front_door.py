@@ -167,6 +167,7 @@ def test_every_option_of_every_subcommand_shows_its_default_in_help():
         "render-c",
         "capture-tinygrad",
         "synthesize",
+        "fuzz-tinygrad",
     }
     silent = []
     for name, p in sub.choices.items():
