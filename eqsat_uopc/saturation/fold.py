@@ -5,7 +5,9 @@ awkward to rewrite in egglog, and CALL inlining is a substitution that must resp
 these rules read a Snapshot of the e-graph, compute with the project's own reference code
 (`exec_alu`, the greedy `run` and `inline_call`) and add the resulting terms and unions through the
 Lowerer. Each rule is idempotent: it skips a class that already holds its result, so a step that
-adds nothing means the Python rules are saturated too.
+adds nothing means the Python rules are saturated too. The rules read e-nodes by op, dtype and shape
+(serialize.SNode), never by egglog's constructor names or type strings, and each family is one
+entry of `_SWEEPS`: the ops it looks at and its handler.
 
 Families (their rule names are listed in eqsat_uopc.rules):
   fold        scalar ALU of constants -> exec_alu's value (every op and dtype, exactly; None from
@@ -21,6 +23,8 @@ Families (their rule names are listed in eqsat_uopc.rules):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from egglog import bindings
@@ -28,22 +32,29 @@ from egglog import bindings
 from eqsat_uopc.ir.dtype import dtypes, f32_bits, truncate
 from eqsat_uopc.ir.ops import ALU, Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.saturation.errors import SaturationError
+from eqsat_uopc.saturation.errors import SaturationBug
 from eqsat_uopc.saturation.lower import Lowerer
 from eqsat_uopc.saturation.serialize import Snapshot, SNode
-from eqsat_uopc.saturation.terms import CTOR_OF, parse_type, type_string
+from eqsat_uopc.saturation.terms import type_string
 from eqsat_uopc.semantics.alu import exec_alu
 
 __all__ = ["FoldStep", "needs_python_step"]
 
+# the Python rules' names, as eqsat_uopc.rules.PYTHON_RULES declares them
+FOLD_EXEC_ALU = "fold/exec-alu"
+FOLD_F64_TO_F32 = "fold/f64-to-f32"
+IDENTITIES_CMP_SELF = "identities/cmp-self"
+EVALUATE_LITERAL = "evaluate/literal"
+EVALUATE_PUSH_STACK = "evaluate/push-stack"
+EVALUATE_INDEX_EMPTY = "evaluate/index-empty"
+EVALUATE_INDEX_INDEX = "evaluate/index-index"
+EVALUATE_INDEX_STACK = "evaluate/index-stack"
+EVALUATE_INLINE_CALL = "evaluate/inline-call"
+
 _INT_TYPES = (dtypes.i32, dtypes.bool)
-_CONSTS = ("Int", "Bool", "Flt", "Dbl")
-_EVAL_OPS = ALU | {Ops.INDEX, Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.SHRINK, Ops.REDUCE, Ops.CALL}
-_ALU_CTORS = tuple(CTOR_OF[op] for op in sorted(ALU, key=lambda o: o.value))
-_EVAL_CTORS = ("Index", "Call", "Reshape", "Expand", "Permute", "Shrink", "Reduce")
-_FOLD_CTORS = (*_ALU_CTORS, "Dbl")
-
-
+_ALU_ORDER = tuple(sorted(ALU, key=lambda o: o.value))  # the order the sweeps visit ALU e-nodes in
+_STRUCTURAL = (Ops.INDEX, Ops.CALL, Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.SHRINK, Ops.REDUCE)
+_EVAL_OPS = frozenset(ALU | set(_STRUCTURAL))
 _SCALAR_INT_OPS = frozenset(ALU | {Ops.CONST, Ops.PARAM, Ops.RANGE})
 
 
@@ -54,39 +65,54 @@ def needs_python_step(nodes: list[UOp]) -> bool:
     return any(u.dtype is dtypes.f32 or u.shape or u.op not in _SCALAR_INT_OPS for u in nodes)
 
 
-def _float_related(n: SNode, types: dict) -> bool:
+# -- which e-nodes a sweep looks at (see _SWEEPS)
+Wanted = Callable[[SNode, Snapshot], bool]
+
+
+def _any(n: SNode, snap: Snapshot) -> bool:
+    return True
+
+
+def _shaped(n: SNode, snap: Snapshot) -> bool:
+    return bool(n.shape)
+
+
+def _double(n: SNode, snap: Snapshot) -> bool:
+    return n.holds_double
+
+
+def _float_related(n: SNode, snap: Snapshot) -> bool:
     """Scalar nodes egglog's own folding cannot do: f32 results, or comparisons/casts of f32 operands."""
-    return n.t == "f32" or n.ctor == "Dbl" or (n.ctor in ("Lt", "Ne", "Cast") and types[n.kids[0]] == "f32")
+    if n.dtype is dtypes.f32 and not n.shape:
+        return True
+    if n.op is Ops.CMPLT or n.op is Ops.CMPNE or n.op is Ops.CAST:
+        dtype, shape = snap.type_of(n.kids[0])
+        return dtype is dtypes.f32 and not shape
+    return False
 
 
 def _semantic(n: SNode) -> Any:
     """A constant's value as the ops see it (an f32 double rounds to f32), for the soundness check."""
     v = n.const_value()
-    if n.ctor in ("Flt", "Dbl"):
+    if n.dtype is dtypes.f32:
         return ("f", f32_bits(truncate(dtypes.f32, v)))
     return (type(v).__name__, v)
 
 
 class FoldStep:
-    """One instance per saturation: remembers which CALLs it has inlined."""
+    """One instance per saturation: remembers which CALLs it has inlined.
+
+    Calling it on a Snapshot runs the sweeps of the families it was given (`_SWEEPS`, in order)."""
 
     def __init__(self, lowerer: Lowerer, families: frozenset[str] | set[str]):
         self.lowerer = lowerer
-        self.fold = "fold" in families
-        self.identities = "identities" in families
-        self.evaluate = "evaluate" in families
+        self._sweeps = tuple(s for s in _SWEEPS if s.family in families)
         self.inlined = 0  # lowerer.calls[:inlined] are done
-        self.matches: dict[str, int] = {}  # rule name -> unions written (kept across rollbacks: work done)
+        self.matches: dict[str, int] = {}  # rule name -> unions written (the runner collects and clears it)
 
     @property
     def active(self) -> bool:
-        return self.fold or self.identities or self.evaluate
-
-    def checkpoint(self) -> int:
-        return self.inlined
-
-    def rollback(self, cp: int) -> None:
-        self.inlined = cp
+        return bool(self._sweeps)
 
     def __call__(self, snap: Snapshot) -> int:
         """Apply every Python rule once to the snapshot; returns the number of unions written."""
@@ -95,31 +121,18 @@ class FoldStep:
         self._reps: dict[bindings.Value, SNode] | None = None
         self._lits: dict[bindings.Value, UOp | None] = {}
         self._unions = 0
-        by_ctor = snap.by_ctor
-        multi = {}
-        for ctor in _CONSTS:
-            for v, _ in by_ctor.get(ctor, ()):
-                multi[v] = multi.get(v, 0) + 1
+        multi: dict[bindings.Value, int] = {}
+        for v, _ in snap.nodes_of(Ops.CONST):
+            multi[v] = multi.get(v, 0) + 1
         for v, k in multi.items():
             if k > 1:
                 self._check_constants(v, snap.classes[v])
-        if self.fold:
-            floats = [v for v, n in self._candidates(_FOLD_CTORS) if _float_related(n, snap.types)]
-            for v in dict.fromkeys(floats):
-                self._fold(v, snap.classes[v])
-        if self.identities:
-            for v in dict.fromkeys(v for v, n in self._candidates(("Lt", "Ne")) if "[" in n.t):
-                self._identities(v, snap.classes[v])
-        if self.evaluate:
-            cands = [v for v, n in self._candidates(_ALU_CTORS) if "[" in n.t]
-            cands += [v for v, _ in self._candidates(_EVAL_CTORS)]
-            for v in dict.fromkeys(cands):
-                self._evaluate(v, snap.classes[v])
-            self._inline_calls()
+        for sweep in self._sweeps:
+            for v in sweep.classes(snap):
+                sweep.handler(self, v, snap.classes[v])
+            if sweep.then is not None:
+                sweep.then(self)
         return self._unions
-
-    def _candidates(self, ctors: tuple[str, ...]) -> list[tuple[bindings.Value, SNode]]:
-        return [vn for c in ctors for vn in self._snap.by_ctor.get(c, ())]
 
     # -- naming e-classes in loader rows
     def _name(self, v: bindings.Value) -> int:
@@ -144,7 +157,7 @@ class FoldStep:
         return named[v]
 
     def _write(self, n: SNode, kids: tuple[int, ...]) -> int:
-        if n.ctor in _CONSTS:
+        if n.op is Ops.CONST:
             return self.lowerer.const(n.const_value())
         return self.lowerer.row(n.op, n.t, kids, n.prim)
 
@@ -189,50 +202,45 @@ class FoldStep:
     def _check_constants(self, v: bindings.Value, nodes: list[SNode]) -> None:
         seen = None
         for n in nodes:
-            if n.ctor in _CONSTS:
+            if n.op is Ops.CONST:
                 s = _semantic(n)
                 if seen is None:
                     seen = (s, n)
                 elif s != seen[0]:
-                    raise SaturationError(
+                    raise SaturationBug(
                         f"unsound merge: one e-class holds the constants {seen[1].const_value()!r} and "
                         f"{n.const_value()!r}"
                     )
 
     def _const_of(self, v: bindings.Value) -> SNode | None:
-        for n in self._snap.classes[v]:
-            if n.ctor in _CONSTS:
-                return n
-        return None
+        return self._node_of(v, Ops.CONST)
 
     def _fold(self, v: bindings.Value, nodes: list[SNode]) -> None:
         c = self._const_of(v)
         if c is not None:
-            if c.ctor == "Dbl" and not any(n.ctor == "Flt" for n in nodes):
-                self._union("fold/f64-to-f32", v, self.lowerer.const(truncate(dtypes.f32, c.const_value())))
+            if c.holds_double and not any(n.op is Ops.CONST and not n.holds_double for n in nodes):
+                self._union(FOLD_F64_TO_F32, v, self.lowerer.const(truncate(dtypes.f32, c.const_value())))
             return
         for n in nodes:
-            if "[" in n.t or n.ctor in _CONSTS or n.op not in ALU:
+            if n.shape or n.op not in ALU:
                 continue
             kids = [self._const_of(k) for k in n.kids]
             if any(k is None for k in kids):
                 continue
-            dtype = parse_type(n.t)[0]
-            r = exec_alu(n.op, dtype, [k.const_value() for k in kids])
+            r = exec_alu(n.op, n.dtype, [k.const_value() for k in kids])
             if r is not None:
-                self._union("fold/exec-alu", v, self._lower(UOp(Ops.CONST, (), r)))
+                self._union(FOLD_EXEC_ALU, v, self._lower(UOp(Ops.CONST, (), r)))
                 return
 
     # -- identities that need the operands' types
     def _identities(self, v: bindings.Value, nodes: list[SNode]) -> None:
-        types = self._snap.types
         for n in nodes:
-            if n.ctor in ("Lt", "Ne") and n.kids[0] == n.kids[1]:  # x < x, x != x -> False (int/bool)
-                dtype, shape = parse_type(types[n.kids[0]])
+            if (n.op is Ops.CMPLT or n.op is Ops.CMPNE) and n.kids[0] == n.kids[1]:  # x < x, x != x -> False
+                dtype, shape = self._snap.type_of(n.kids[0])
                 if shape and dtype in _INT_TYPES and self._const_of(v) is None:
                     false = UOp.const(False, dtypes.bool, shape)
                     if self._lowered_class(false) != v:
-                        self._union("identities/cmp-self", v, self._lower(false))
+                        self._union(IDENTITIES_CMP_SELF, v, self._lower(false))
 
     def _lowered_class(self, u: UOp) -> bindings.Value | None:
         i = self.lowerer.ids.get(u)
@@ -245,12 +253,12 @@ class FoldStep:
             return self._lits[v]
         out = None
         for n in self._snap.classes[v]:
-            if n.ctor in _CONSTS:
+            if n.op is Ops.CONST:
                 out = UOp(Ops.CONST, (), n.const_value())
                 break
         if out is None:
             for n in self._snap.classes[v]:
-                if n.ctor == "Stack":
+                if n.op is Ops.STACK:
                     elems = [self._literal(k) for k in n.kids]
                     if all(e is not None for e in elems):
                         out = UOp(Ops.STACK, tuple(elems))
@@ -258,9 +266,10 @@ class FoldStep:
         self._lits[v] = out
         return out
 
-    def _node_of(self, v: bindings.Value, ctor: str) -> SNode | None:
+    def _node_of(self, v: bindings.Value, op: Ops) -> SNode | None:
+        """The first e-node of op in class v, if it has one."""
         for n in self._snap.classes[v]:
-            if n.ctor == ctor:
+            if n.op is op:
                 return n
         return None
 
@@ -274,35 +283,31 @@ class FoldStep:
                 lits = [self._literal(k) for k in n.kids]
                 if any(x is None for x in lits):
                     continue
-                arg = (
-                    parse_type(n.t)[0]
-                    if n.op is Ops.CAST
-                    else (None if n.prim is None else self.lowerer.args[n.prim])
-                )
+                arg = n.dtype if n.op is Ops.CAST else (None if n.prim is None else self.lowerer.args[n.prim])
                 res = run(UOp(n.op, tuple(lits), arg))
                 if res.op is Ops.CONST or (res.op is Ops.STACK and _is_literal(res)):
-                    self._union("evaluate/literal", v, self._lower(res))
+                    self._union(EVALUATE_LITERAL, v, self._lower(res))
                     return
-        has_stack = self._node_of(v, "Stack") is not None
+        has_stack = self._node_of(v, Ops.STACK) is not None
         for n in nodes:
-            if n.op in ALU and "[" in n.t and not has_stack:
-                if any(self._node_of(k, "Stack") is not None for k in n.kids):
+            if n.op in ALU and n.shape and not has_stack:
+                if any(self._node_of(k, Ops.STACK) is not None for k in n.kids):
                     self._push_stack(v, n)
                     has_stack = True
-            elif n.ctor == "Index":
+            elif n.op is Ops.INDEX:
                 self._index(v, n)
 
     def _push_stack(self, v: bindings.Value, n: SNode) -> None:
         """f(STACK(a0, a1), b) -> STACK(f(a0, b[0]), f(a1, b[1]))."""
-        dtype, shape = parse_type(n.t)
-        elem_t = type_string(dtype, shape[1:])
+        shape = n.shape
+        elem_t = type_string(n.dtype, shape[1:])
         per_kid = []
         for k in n.kids:
-            s = self._node_of(k, "Stack")
+            s = self._node_of(k, Ops.STACK)
             if s is not None:
                 per_kid.append([self._name(e) for e in s.kids])
             else:
-                kd, ks = parse_type(self._snap.types[k])
+                kd, ks = self._snap.type_of(k)
                 kt = type_string(kd, ks[1:])
                 base = self._name(k)
                 per_kid.append(
@@ -312,37 +317,37 @@ class FoldStep:
                     ]
                 )
         elems = tuple(self.lowerer.row(n.op, elem_t, tuple(p[i] for p in per_kid)) for i in range(shape[0]))
-        self._union("evaluate/push-stack", v, self.lowerer.row(Ops.STACK, n.t, elems))
+        self._union(EVALUATE_PUSH_STACK, v, self.lowerer.row(Ops.STACK, n.t, elems))
 
     def _index(self, v: bindings.Value, n: SNode) -> None:
         base, idx = n.kids[0], n.kids[1:]
         if not idx:  # INDEX(x) -> x
             if base != v:
-                self._union("evaluate/index-empty", v, self._name(base))
+                self._union(EVALUATE_INDEX_EMPTY, v, self._name(base))
             return
-        inner = self._node_of(base, "Index")
+        inner = self._node_of(base, Ops.INDEX)
         if inner is not None and len(inner.kids) > 1:  # INDEX(INDEX(a, i...), j...) -> INDEX(a, i..., j...)
             kids = (inner.kids[0], *inner.kids[1:], *idx)
-            if self._snap.index.get(("Index", n.t, None, kids)) != v:
+            if self._snap.class_of(Ops.INDEX, n.t, kids) != v:
                 self._union(
-                    "evaluate/index-index",
+                    EVALUATE_INDEX_INDEX,
                     v,
                     self.lowerer.row(Ops.INDEX, n.t, tuple(self._name(k) for k in kids)),
                 )
-        stack = self._node_of(base, "Stack")
-        const = self._node_of(idx[0], "Int")
+        stack = self._node_of(base, Ops.STACK)
+        const = self._const_of(idx[0])  # an index is an i32: its constant is an int
         if stack is None or const is None:
             return
-        i, size = const.prim, len(stack.kids)
+        i, size = const.const_value(), len(stack.kids)
         if not 0 <= i < size:
             raise IndexError(f"index {i} out of bounds for STACK of {size}")
         elem, rest = stack.kids[i], idx[1:]
         if not rest:
             if elem != v:
-                self._union("evaluate/index-stack", v, self._name(elem))
-        elif self._snap.index.get(("Index", n.t, None, (elem, *rest))) != v:
+                self._union(EVALUATE_INDEX_STACK, v, self._name(elem))
+        elif self._snap.class_of(Ops.INDEX, n.t, (elem, *rest)) != v:
             self._union(
-                "evaluate/index-stack",
+                EVALUATE_INDEX_STACK,
                 v,
                 self.lowerer.row(Ops.INDEX, n.t, tuple(self._name(k) for k in (elem, *rest))),
             )
@@ -356,7 +361,7 @@ class FoldStep:
             self.inlined += 1
             self.lowerer.union(self.lowerer.ids[call], self._lower(inline_call(call)))
             self._unions += 1
-            self.matches["evaluate/inline-call"] = self.matches.get("evaluate/inline-call", 0) + 1
+            self.matches[EVALUATE_INLINE_CALL] = self.matches.get(EVALUATE_INLINE_CALL, 0) + 1
 
 
 def _is_literal(u: UOp) -> bool:
@@ -369,3 +374,34 @@ def _is_literal(u: UOp) -> bool:
             return False
         stack.extend(x.src)
     return True
+
+
+@dataclass(frozen=True)
+class _Sweep:
+    """One family's pass over a snapshot: the e-nodes it looks at, by op in the order visited (each
+    with a test of which of them), the handler it runs once per e-class holding one (in the order
+    first met), and what it does after (or None)."""
+
+    family: str
+    looks_at: dict[Ops, Wanted]
+    handler: Callable[[FoldStep, bindings.Value, list[SNode]], None]
+    then: Callable[[FoldStep], None] | None = None
+
+    def classes(self, snap: Snapshot) -> list[bindings.Value]:
+        """The e-classes to run the handler on, each once, in the order first met."""
+        wanted = (v for op, wants in self.looks_at.items() for v, n in snap.nodes_of(op) if wants(n, snap))
+        return list(dict.fromkeys(wanted))
+
+
+# The Python rules, family by family: a rule for another op is an entry in its family's `looks_at`
+# (and a case in the handler). Constants are checked for unsound merges before every sweep.
+_SWEEPS = (
+    _Sweep("fold", {**dict.fromkeys(_ALU_ORDER, _float_related), Ops.CONST: _double}, FoldStep._fold),
+    _Sweep("identities", dict.fromkeys((Ops.CMPLT, Ops.CMPNE), _shaped), FoldStep._identities),
+    _Sweep(
+        "evaluate",
+        {**dict.fromkeys(_ALU_ORDER, _shaped), **dict.fromkeys(_STRUCTURAL, _any)},
+        FoldStep._evaluate,
+        then=FoldStep._inline_calls,
+    ),
+)

@@ -6,8 +6,8 @@ This is linear and fast (about 600,000 nodes/s in egglog); writing one `let` com
 about 70 us per node inside egglog, which is why the text program is not a list of lets.
 
 The same `Lowerer` writes the folding step's new terms and unions (`row` and `union`), so every
-change the Python side makes to the e-graph goes through one path, and `checkpoint`/`rollback`
-keep the Python-side tables in step with egglog's push/pop.
+change the Python side makes to the e-graph goes through one path. Its tables only grow: a run that
+undoes an iteration with the Python step on replays from a fresh Lowerer (runner.py).
 """
 
 from __future__ import annotations
@@ -78,22 +78,6 @@ class Lowerer:
         self.args: list[Any] = []  # table key -> arg
         self.calls: list[UOp] = []  # CALL nodes lowered, in order (the inliner walks them)
         self.rows: dict[str, list[str]] = defaultdict(list)
-
-    # -- Python-side state that egglog's push/pop does not see
-    def checkpoint(self) -> tuple[int, int, int, int, int]:
-        assert not self.rows, "checkpoint with unflushed rows"
-        return (len(self.ids), self.next_id, len(self.lists), len(self.args), len(self.calls))
-
-    def rollback(self, cp: tuple[int, int, int, int, int]) -> None:
-        n_ids, self.next_id, n_lists, n_args, n_calls = cp
-        while len(self.ids) > n_ids:
-            self.ids.popitem()
-        while len(self.lists) > n_lists:
-            self.lists.popitem()
-        while len(self.args) > n_args:
-            self.keys.pop(arg_key(self.args.pop()))
-        del self.calls[n_calls:]
-        self.rows.clear()
 
     # -- writing
     def fresh(self) -> int:

@@ -28,21 +28,25 @@ from typing import Any, NamedTuple
 from egglog import bindings
 
 from eqsat_uopc.extract.egraph import ClassId, EClass, EGraph, ENode
-from eqsat_uopc.ir.dtype import f32_from_bits
+from eqsat_uopc.ir.dtype import DType, f32_from_bits
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.saturation.errors import SaturationBug, SaturationError
-from eqsat_uopc.saturation.terms import KINDS, OP_OF, parse_type
+from eqsat_uopc.saturation.terms import CONST_CTORS, CTOR_OF, DOUBLE_CTOR, KINDS, OP_OF, parse_type
 
 __all__ = ["EgglogExtractor", "SNode", "Snapshot"]
 
 _CONST_TYPE = {"Int": "i32", "Bool": "bool", "Flt": "f32", "Dbl": "f32"}
 _KEYED = {k.ctor for k in KINDS.values() if "k" in k.fields}
 _LISTED = {k.ctor for k in KINDS.values() if "l" in k.fields}
-_OP_CTORS = (*_CONST_TYPE, *OP_OF)
+_OP_OF_CTOR: dict[str, Ops] = {**dict.fromkeys(CONST_CTORS, Ops.CONST), **OP_OF}
 
 
 class SNode(NamedTuple):
-    """One UOp-valued egglog e-node: constructor, type string, payload, child e-classes."""
+    """One UOp-valued egglog e-node: constructor, type string, payload, child e-classes.
+
+    The four fields are egglog's spelling (and an SNode hashes as that tuple: the read-back index
+    is keyed by it); `op`, `dtype`, `shape` and `holds_double` are what they mean for the UOp, from
+    the term encoding's own tables (terms.py), so that code reading e-nodes never matches strings."""
 
     ctor: str
     t: str
@@ -51,7 +55,20 @@ class SNode(NamedTuple):
 
     @property
     def op(self) -> Ops:
-        return Ops.CONST if self.ctor in _CONST_TYPE else OP_OF[self.ctor]
+        return _OP_OF_CTOR[self.ctor]
+
+    @property
+    def dtype(self) -> DType:
+        return parse_type(self.t)[0]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return parse_type(self.t)[1]
+
+    @property
+    def holds_double(self) -> bool:
+        """Is this an f32 constant that holds a double which is no f32 value (`Dbl`: 0.1)?"""
+        return self.ctor == DOUBLE_CTOR
 
     def const_value(self) -> Any:
         """The Python value of a constant e-node, as the UOp CONST arg."""
@@ -189,6 +206,22 @@ class Snapshot:
         index = {n: v for v, nodes in self.classes.items() for n in nodes}  # an SNode hashes as its tuple
         index.update((n, v) for v, n in self._hidden)
         return index
+
+    def nodes_of(self, op: Ops) -> list[tuple[bindings.Value, SNode]]:
+        """The e-nodes of op with their e-classes, in egglog's row order (for CONST: the i32, bool,
+        f32 and double constants in turn)."""
+        if op is Ops.CONST:
+            return [vn for ctor in CONST_CTORS for vn in self.by_ctor.get(ctor, ())]
+        return self.by_ctor.get(CTOR_OF[op], [])
+
+    def type_of(self, v: bindings.Value) -> tuple[DType, tuple[int, ...]]:
+        """The (dtype, shape) of e-class v."""
+        return parse_type(self.types[v])
+
+    def class_of(self, op: Ops, t: str, kids: tuple[bindings.Value, ...]) -> bindings.Value | None:
+        """The e-class of the e-node `op` (not a CONST, no payload) of type string t over the child
+        e-classes kids, subsumed e-nodes included; None when the e-graph has no such e-node."""
+        return self.index.get((CTOR_OF[op], t, None, kids))
 
     @property
     def num_enodes(self) -> int:

@@ -32,6 +32,7 @@ from eqsat_uopc.ir.ops import Ops
 __all__ = [
     "CONST_CTORS",
     "CTOR_OF",
+    "DOUBLE_CTOR",
     "LOADER_SORTS",
     "OP_OF",
     "SCHEMA",
@@ -79,7 +80,8 @@ _KINDS: dict[Ops, TermKind] = {
 KINDS = _KINDS
 CTOR_OF: dict[Ops, str] = {op: k.ctor for op, k in _KINDS.items()}
 OP_OF: dict[str, Ops] = {k.ctor: op for op, k in _KINDS.items()}
-CONST_CTORS = ("Int", "Bool", "Flt", "Dbl")
+DOUBLE_CTOR = "Dbl"  # an f32 CONST that holds a double which is no f32 value
+CONST_CTORS = ("Int", "Bool", "Flt", DOUBLE_CTOR)  # CONST i32, bool, f32 (its bits), f32 (a double's)
 
 _SIG = {"": "", "a": " Op", "ab": " Op Op", "abc": " Op Op Op", "ak": " Op i64", "k": " i64",
         "l": " OpList", "al": " Op OpList", "alk": " Op OpList i64"}  # fmt: skip
