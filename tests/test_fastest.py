@@ -21,6 +21,7 @@ from eqsat_uopc.pipeline.fastest import (
     beats,
     choose,
     measure_fastest,
+    ratio_quartile,
 )
 from eqsat_uopc.pipeline.optimization import optimize
 from eqsat_uopc.pipeline.timing import Timing, TimingRun, batchable, lane_values, time_programs
@@ -65,12 +66,18 @@ def test_quartiles_and_spread_of_a_timing():
     assert Timing((7.0,)).spread == 0.0 and Timing((7.0,)).q25 == 7.0
 
 
-def test_faster_beyond_both_spreads_and_the_margin_beats():
-    fast, slow = timed(BIG, [1.0, 1.1, 1.2]), timed(SMALL, [1.3, 1.4, 1.5])  # quartiles 1.05-1.15, 1.35-1.45
+def test_faster_beyond_the_spread_of_paired_rounds_and_the_margin_beats():
+    fast, slow = timed(BIG, [1.0, 1.1, 1.2]), timed(SMALL, [1.25, 1.375, 1.5])  # every round: 0.8 as long
+    assert ratio_quartile(fast.timing, slow.timing) == pytest.approx(0.8)
     assert beats(fast, slow, 0.0) and not beats(slow, fast, 0.0)
-    assert beats(fast, slow, 0.1) and not beats(fast, slow, 0.2)  # 1.15 * 1.2 = 1.38 is not below 1.35
-    assert not beats(fast, timed(SMALL, [0.8, 1.4, 1.5]), 0.0)  # its lower quartile 1.1 is below 1.15
-    assert beats(fast, timed(SMALL, [1.2, 1.4, 1.5]), 0.02)  # 1.15 * 1.02 = 1.173 < 1.3
+    assert beats(fast, slow, 0.2) and not beats(fast, slow, 0.3)  # 0.8 * 1.3 = 1.04
+    # the rounds are paired: a load that slows every program of a round alike does not hide the win ...
+    loaded = timed(BIG, [1.0, 2.0, 3.0]), timed(SMALL, [1.1, 2.2, 3.3])
+    assert beats(*loaded, 0.02) and loaded[0].timing.q75 > loaded[1].timing.q25
+    # ... and one round's win is not enough: the upper quartile of the ratios must be below 1
+    assert not beats(timed(BIG, [1.0, 1.0, 1.0]), timed(SMALL, [2.0, 0.9, 0.9]), 0.0)
+    with pytest.raises(MeasureError, match=r"^cannot pair 3 rounds with 2: timings of different runs$"):
+        beats(fast, timed(SMALL, [1.0, 1.0]), 0.0)
 
 
 def test_the_smallest_of_the_unbeaten_is_chosen_ties_to_the_first_given():

@@ -8,9 +8,12 @@ after saturation (`optimize(p, "measured")` gathers the candidates: see optimiza
 The candidates are timed together by timing.py (batched over lanes, interleaved rounds, each the
 best of short bursts, the same inputs), and one is chosen by this rule:
 
-1. A candidate is *beaten* if another one is faster beyond both their spreads and by more than the
-   margin (2% by default): the other's upper quartile of round times, plus the margin, lies below
-   this one's lower quartile.
+1. A candidate is *beaten* if another one is faster beyond the run's spread and by more than the
+   margin (2% by default). The rounds interleave the candidates, so round k of every candidate ran
+   at about the same time, under the same load: the comparison is paired. With r_k = (the other's
+   time in round k) / (this one's), the other beats this one if the upper quartile of the r_k,
+   times (1 + margin), is below 1: in three rounds out of four or more it was faster by more than
+   the margin.
 2. Of the candidates not beaten, the smallest (dag_size) is chosen; equal sizes go to the one
    given first.
 3. If that is not the smallest candidate, all are timed again (`confirm`), on other inputs and
@@ -20,11 +23,15 @@ best of short bursts, the same inputs), and one is chosen by this rule:
 
 The choice is never beaten, beyond the run's spread and the margin, by any candidate (the smallest
 and greedy's result among them). The margin is there because a difference of a percent or two is
-within what the layout of the code alone moves a loop, and not worth a larger program.
+within what the layout of the code alone moves a loop, and not worth a larger program. Pairing
+matters on a shared machine: when another process takes the core for a stretch of rounds, every
+candidate timed in that stretch slows down together; the ratios within a round stay put, while
+the quartiles of each candidate's own times jump between the fast and the slow mode (bench/
+fastest.py saw a 16% reversal between two Caviar-sized programs that way before the pairing).
 
 Measurements are cached on disk in the per-user cache (eqsat_uopc.user_cache, `measured/`), one
 file per set of programs timed together, keyed by the programs' text, the timing settings, the
-C compiler (flags and identity) and the machine: asking again costs no compile and no timing. The
+C compiler (flags and identity), the machine and a digest of this package's code: asking again costs no compile and no timing. The
 cache keeps whole runs, not one timing per program, because timings are only comparable within
 the run that made them (the load of a shared machine changes between runs). `optimize` also
 caches which candidates a program's saturations gave (`candidates/`, keyed by the program, the
@@ -61,6 +68,7 @@ __all__ = [
     "beats",
     "choose",
     "measure_fastest",
+    "ratio_quartile",
 ]
 
 CACHE_FORMAT = 1  # bump when a cached record would mean something else
@@ -220,9 +228,17 @@ def _timed(c: TimedCandidate) -> bool:
     return all(t.error is None and t.ns for t in c.timings)
 
 
+def ratio_quartile(a: Timing, b: Timing) -> float:
+    """The upper quartile, over rounds, of a's time / b's time in the same round."""
+    if len(a.ns) != len(b.ns):
+        raise MeasureError(f"cannot pair {len(a.ns)} rounds with {len(b.ns)}: timings of different runs")
+    return Timing(tuple(x / y for x, y in zip(a.ns, b.ns, strict=True))).q75
+
+
 def beats(a: TimedCandidate, b: TimedCandidate, margin: float) -> bool:
-    """Is a faster than b beyond both spreads and the margin, in every run they were timed in?"""
-    return all(ta.q75 * (1 + margin) < tb.q25 for ta, tb in zip(a.timings, b.timings, strict=True))
+    """Is a faster than b beyond the run's spread and the margin (paired by round), in every run
+    they were timed in?"""
+    return all(ratio_quartile(ta, tb) * (1 + margin) < 1 for ta, tb in zip(a.timings, b.timings, strict=True))
 
 
 def choose(candidates: Sequence[TimedCandidate], margin: float = 0.02) -> int:
@@ -274,6 +290,7 @@ def _cache_key(programs: Sequence[UOp], s: MeasureSettings) -> tuple[str, list[s
         "cflags": list(CFLAGS),
         "compiler": compiler_identity(compiler_command()),
         "machine": machine(),
+        "code": code_digest(),  # how programs are timed and rendered is code too
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest(), texts
 

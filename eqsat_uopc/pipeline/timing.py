@@ -16,11 +16,16 @@ change of load on a shared machine falls on every program alike:
   all are; a program timed whole runs on the first of 64 input sets on which all are defined.
 - A round of a program is the best of `best_of` bursts, each running the program `number` times in
   a C loop (no Python in between; `CompiledProgram.time`), `number` chosen per program so that the
-  round lasts about `round_seconds`. The best of short bursts drops the bursts the OS preempted: on
-  this project's shared 2-core machine (load 2.5), 2 ms rounds of one burst were bimodal, a third of
-  them 3-4x the others (2.1 or 6-13 ns per lane for one program); with the best of 5 bursts of 0.4 ms,
-  21 rounds spread by under 2% and three runs with different inputs agreed to 3%. A warm-up burst
-  precedes the timed rounds.
+  round lasts about `round_seconds`. Each burst has the input arrays at new addresses (random
+  offsets within a page; burst b of a round has the same ones for every program).
+  The best of short bursts drops the bursts the OS preempted: on this project's shared 2-core
+  machine (load 2.5), 2 ms rounds of one burst were bimodal, a third of them 3-4x the others (2.1
+  or 6-13 ns per lane for one program); with the best of 5 bursts of 0.4 ms, 21 rounds spread by
+  under 2% and three runs with different inputs agreed to 3%. And the best of several placements
+  drops the placements that make a loop slow: where the inputs lie relative to the output moves a
+  loop's time by up to 50% (4K aliasing: a Caviar program ran at 0.70 or 1.05 ns per lane by the
+  offset of one input, slow at a third of the offsets), and arrays that stay put for a whole run
+  made one program of a run 16-44% slower than in the next. A warm-up burst precedes the rounds.
 
 A `Timing` holds one program's ns per round and their minimum, median, quartiles and spread
 (upper minus lower quartile, statistics.quantiles' "inclusive" method).
@@ -226,7 +231,7 @@ def time_programs(
             keep = np.isin(np.arange(lanes), good)
             columns = [np.where(keep, col, col[fill]) for col in columns]
         per_eval = lanes
-        args = [_args(c, {}, columns) for c in compiled]
+        values: list[np.ndarray] = columns
     else:
         compiled = compile_many(programs)
         good = np.flatnonzero(_defined(compiled, inputs, columns))
@@ -234,26 +239,44 @@ def time_programs(
             raise ValueError(
                 f"none of {WHOLE_INPUT_SETS} input sets drawn is defined for every program to time"
             )
-        row = {u: col[good[0]] for u, col in zip(inputs, columns, strict=True)}
         per_eval = 1
-        args = [_args(c, row, []) for c in compiled]
+        values = [np.ascontiguousarray(col[good[0]]) for col in columns]
+
+    def args_of(c: CompiledProgram, vals: list[np.ndarray]) -> list[object]:
+        return _args(c, {}, vals) if batch else _args(c, dict(zip(inputs, vals, strict=True)), [])
+
     errors: list[str | None] = []
     numbers: list[int] = []
-    for c, a in zip(compiled, args, strict=True):
+    for c in compiled:
         try:
-            numbers.append(_number(c, a, round_seconds / best_of))
+            numbers.append(_number(c, args_of(c, values), round_seconds / best_of))
             errors.append(None)
         except (BackendError, ArithmeticError, IndexError, ValueError) as e:
             numbers.append(0)
             errors.append(f"{type(e).__name__}: {e}")
     ns: list[list[float]] = [[] for _ in programs]
     live = [k for k, e in enumerate(errors) if e is None]
+    place = np.random.default_rng([seed, 1])
     for r in range(rounds):
+        # each burst's addresses, the same for every program of the round
+        placed = [[_placed(v, place) for v in values] for _ in range(best_of)]
         for k in live[r % len(live) :] + live[: r % len(live)] if live else ():
-            seconds = min(compiled[k].time(*args[k], number=numbers[k], repeat=1) for _ in range(best_of))
+            c = compiled[k]
+            seconds = min(c.time(*args_of(c, vals), number=numbers[k], repeat=1) for vals in placed)
             ns[k].append(seconds * 1e9 / per_eval)
     timings = tuple(Timing(tuple(t), e) for t, e in zip(ns, errors, strict=True))
     return TimingRun(timings, per_eval, batch, rounds)
+
+
+def _placed(value: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A copy of value at a random 64-byte-aligned offset within a page."""
+    if value.ndim == 0:
+        return value
+    buf = np.empty(value.nbytes + 8192, np.uint8)
+    start = (-buf.ctypes.data) % 4096 + 64 * int(rng.integers(0, 64))
+    out = buf[start : start + value.nbytes].view(value.dtype).reshape(value.shape)
+    out[...] = value
+    return out
 
 
 def _runs(compiled: Sequence[CompiledProgram], columns: list[np.ndarray]) -> bool:
