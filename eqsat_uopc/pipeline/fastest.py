@@ -14,10 +14,11 @@ best of short bursts, the same inputs), and one is chosen by this rule:
    time in round k) / (this one's), the other beats this one if the upper quartile of the r_k,
    times (1 + margin), is below 1: in three rounds out of four or more it was faster by more than
    the margin.
-2. Of the candidates not beaten, the smallest (dag_size) is chosen; equal sizes go to the one
-   given first.
-3. If that is not the smallest candidate, all are timed again (`confirm`), on other inputs and
-   compiled in the reverse order (another code layout), and a candidate is beaten only if it is
+2. Of the candidates not beaten, the smallest (dag_size) is chosen; of equally small ones, the one
+   with the lowest median time (a tie in size costs nothing, so the timing decides even within the
+   noise), then the one given first.
+3. If that is larger than the smallest candidate, all are timed again (`confirm`), on other inputs
+   and compiled in the reverse order (another code layout), and a candidate is beaten only if it is
    beaten in both runs. A larger program is so chosen only when it was faster beyond the noise, and
    beyond the margin, twice.
 
@@ -26,17 +27,18 @@ and greedy's result among them). The margin is there because a difference of a p
 within what the layout of the code alone moves a loop, and not worth a larger program. Pairing
 matters on a shared machine: when another process takes the core for a stretch of rounds, every
 candidate timed in that stretch slows down together; the ratios within a round stay put, while
-the quartiles of each candidate's own times jump between the fast and the slow mode (bench/
-fastest.py saw a 16% reversal between two Caviar-sized programs that way before the pairing).
+the quartiles of each candidate's own times jump between the fast and the slow mode (bench/fastest.py
+saw a 16% reversal between two index expressions that way before the pairing).
 
 Measurements are cached on disk in the per-user cache (eqsat_uopc.user_cache, `measured/`), one
 file per set of programs timed together, keyed by the programs' text, the timing settings, the
-C compiler (flags and identity), the machine and a digest of this package's code: asking again costs no compile and no timing. The
-cache keeps whole runs, not one timing per program, because timings are only comparable within
-the run that made them (the load of a shared machine changes between runs). `optimize` also
-caches which candidates a program's saturations gave (`candidates/`, keyed by the program, the
-saturation settings, the timing settings, the C compiler, the machine and a digest of this
-package's code and rules), so that asking again runs no saturation either.
+C compiler (flags and identity), the machine and a digest of this package's code: asking again
+costs no compile and no timing. The cache keeps whole runs, not one timing per program, because
+timings are only comparable within the run that made them (the load of a shared machine changes
+between runs). `optimize` also caches which candidates a program's saturations gave
+(`candidates/`, keyed by the program, the saturation settings, the timing settings, the C
+compiler, the machine and a digest of this package's code and rules), so that asking again runs
+no saturation either.
 """
 
 from __future__ import annotations
@@ -183,7 +185,7 @@ class Measurement:
 
     @property
     def confirmed(self) -> bool:
-        """Was there a second run (the first run's choice was not the smallest candidate)?"""
+        """Was there a second run (the first run chose a program larger than the smallest)?"""
         return len(self.candidates[0].timings) > 1
 
     @property
@@ -249,7 +251,7 @@ def choose(candidates: Sequence[TimedCandidate], margin: float = 0.02) -> int:
         errors = "; ".join(f"{'/'.join(c.labels)}: {c.timing.error}" for c in candidates)
         raise MeasureError(f"no candidate could be timed ({errors})")
     kept = [k for k in ok if not any(beats(candidates[j], candidates[k], margin) for j in ok)]
-    return min(kept, key=lambda k: (candidates[k].dag_size, k))
+    return min(kept, key=lambda k: (candidates[k].dag_size, candidates[k].timing.median, k))
 
 
 def _labelled(
@@ -405,8 +407,9 @@ def measure_fastest(
     """Time equivalent candidate programs together and choose by the module docstring's rule.
 
     candidates: {label: program}, [(label, program), ...] (a program may come under several
-    labels; it is timed once) or [program, ...] (labelled "0", "1", ...); ties in size go to the
-    one given first. settings (or keyword overrides of MeasureSettings' fields): how to time.
+    labels; it is timed once) or [program, ...] (labelled "0", "1", ...); ties in size and
+    median time go to the one given first. settings (or keyword overrides of MeasureSettings'
+    fields): how to time.
     timer(programs, settings) -> TimingRun replaces the C timing (tests inject timings with it;
     nothing is cached then). Needs a C compiler (CompilerNotFoundError otherwise).
     """
@@ -428,8 +431,8 @@ def measure_fastest(
         runs.append(_run(programs, s, timer))
     timed = _candidates(programs, labelled, sizes, latency, runs)
     chosen = choose(timed, s.margin)
-    smallest = min((k for k, c in enumerate(timed) if _timed(c)), key=lambda k: (sizes[k], k))
-    if s.confirm and chosen != smallest and len(runs) == 1:
+    smallest = min(sizes[k] for k, c in enumerate(timed) if _timed(c))
+    if s.confirm and sizes[chosen] > smallest and len(runs) == 1:
         # again on other inputs, compiled in the reverse order (another layout of the code)
         again = _run(programs[::-1], s.replace(seed=s.seed + 1), timer)
         runs.append(TimingRun(again.timings[::-1], again.lanes, again.batched, again.rounds))
