@@ -254,7 +254,7 @@ def _print_measured(m: dict, int_semantics: str) -> None:
     """The measured choice and every candidate's time, as `# ` lines after the program."""
     chosen = m["candidates"][m["chosen"]]
     how = f"over {m['lanes']} lanes" if m["batched"] else "timed whole"
-    again = ", timed twice (the first run chose a larger one)" if m["confirmed"] else ""
+    again = ", timed twice (the first run chose another than the smallest)" if m["confirmed"] else ""
     cached = " (measurements from the cache)" if m["cached"] else ""
     print(
         f"# cost (measured): {chosen['median']:.4g} {m['unit']}, median of {m['rounds']} rounds {how}"

@@ -14,17 +14,16 @@ best of short bursts, the same inputs), and one is chosen by this rule:
    time in round k) / (this one's), the other beats this one if the upper quartile of the r_k,
    times (1 + margin), is below 1: in three rounds out of four or more it was faster by more than
    the margin.
-2. Of the candidates not beaten, the smallest (dag_size) is chosen; of equally small ones, the one
-   with the lowest median time (a tie in size costs nothing, so the timing decides even within the
-   noise), then the one given first.
-3. If that is larger than the smallest candidate, all are timed again (`confirm`), on other inputs
-   and compiled in the reverse order (another code layout), and a candidate is beaten only if it is
-   beaten in both runs. A larger program is so chosen only when it was faster beyond the noise, and
+2. Of the candidates not beaten, the smallest (dag_size) is chosen; equal sizes go to the one
+   given first (`optimize` gives the smallest first).
+3. If that is not the smallest candidate given first, all are timed again (`confirm`), on other
+   inputs and in the reverse order, and a candidate is beaten only if it is beaten in both runs. A
+   program other than the smallest is so chosen only when it was faster beyond the noise, and
    beyond the margin, twice.
 
 The choice is never beaten, beyond the run's spread and the margin, by any candidate (the smallest
 and greedy's result among them). The margin is there because a difference of a percent or two is
-within what the layout of the code alone moves a loop, and not worth a larger program. Pairing
+within what the placement of code and data alone moves a loop, and not worth a larger program. Pairing
 matters on a shared machine: when another process takes the core for a stretch of rounds, every
 candidate timed in that stretch slows down together; the ratios within a round stay put, while
 the quartiles of each candidate's own times jump between the fast and the slow mode (bench/fastest.py
@@ -185,7 +184,7 @@ class Measurement:
 
     @property
     def confirmed(self) -> bool:
-        """Was there a second run (the first run chose a program larger than the smallest)?"""
+        """Was there a second run (the first run chose another than the smallest given first)?"""
         return len(self.candidates[0].timings) > 1
 
     @property
@@ -251,7 +250,7 @@ def choose(candidates: Sequence[TimedCandidate], margin: float = 0.02) -> int:
         errors = "; ".join(f"{'/'.join(c.labels)}: {c.timing.error}" for c in candidates)
         raise MeasureError(f"no candidate could be timed ({errors})")
     kept = [k for k in ok if not any(beats(candidates[j], candidates[k], margin) for j in ok)]
-    return min(kept, key=lambda k: (candidates[k].dag_size, candidates[k].timing.median, k))
+    return min(kept, key=lambda k: (candidates[k].dag_size, k))
 
 
 def _labelled(
@@ -407,8 +406,8 @@ def measure_fastest(
     """Time equivalent candidate programs together and choose by the module docstring's rule.
 
     candidates: {label: program}, [(label, program), ...] (a program may come under several
-    labels; it is timed once) or [program, ...] (labelled "0", "1", ...); ties in size and
-    median time go to the one given first. settings (or keyword overrides of MeasureSettings'
+    labels; it is timed once) or [program, ...] (labelled "0", "1", ...); ties in size go to
+    the one given first. settings (or keyword overrides of MeasureSettings'
     fields): how to time.
     timer(programs, settings) -> TimingRun replaces the C timing (tests inject timings with it;
     nothing is cached then). Needs a C compiler (CompilerNotFoundError otherwise).
@@ -431,9 +430,9 @@ def measure_fastest(
         runs.append(_run(programs, s, timer))
     timed = _candidates(programs, labelled, sizes, latency, runs)
     chosen = choose(timed, s.margin)
-    smallest = min(sizes[k] for k, c in enumerate(timed) if _timed(c))
-    if s.confirm and sizes[chosen] > smallest and len(runs) == 1:
-        # again on other inputs, compiled in the reverse order (another layout of the code)
+    smallest = min((k for k, c in enumerate(timed) if _timed(c)), key=lambda k: (sizes[k], k))
+    if s.confirm and chosen != smallest and len(runs) == 1:
+        # again on other inputs, in the reverse order
         again = _run(programs[::-1], s.replace(seed=s.seed + 1), timer)
         runs.append(TimingRun(again.timings[::-1], again.lanes, again.batched, again.rounds))
         timed = _candidates(programs, labelled, sizes, latency, runs)
