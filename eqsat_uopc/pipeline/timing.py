@@ -24,8 +24,9 @@ change of load on a shared machine falls on every program alike:
   under 2% and three runs with different inputs agreed to 3%. And the best of several placements
   drops the placements that make a loop slow: where the inputs lie relative to the output moves a
   loop's time by up to 50% (4K aliasing: a Caviar program ran at 0.70 or 1.05 ns per lane by the
-  offset of one input, slow at a third of the offsets), and arrays that stay put for a whole run
-  made one program of a run 16-44% slower than in the next. A warm-up burst precedes the rounds.
+  offset of one input, slow at a third of the offsets), and with arrays fixed for a whole run a
+  fresh run found a choice 44% slower than greedy's result. Every program is warmed up twice, in
+  opposite orders, before the rounds.
 
 A `Timing` holds one program's ns per round and their minimum, median, quartiles and spread
 (upper minus lower quartile, statistics.quantiles' "inclusive" method).
@@ -256,7 +257,9 @@ def time_programs(
         except (BackendError, ArithmeticError, IndexError, ValueError) as e:
             numbers.append(0)
             errors.append(f"{type(e).__name__}: {e}")
-    for k in reversed(range(len(compiled))):  # warm up again, last first: every program warm alike
+    # warm up again, last first: warmed up once in order, the first program ran up to 1.5x slower for
+    # the whole run (3-element tensor programs timed whole)
+    for k in reversed(range(len(compiled))):
         if errors[k] is None:
             numbers[k] = max(
                 numbers[k], _number(compiled[k], args_of(compiled[k], values), round_seconds / best_of)
@@ -280,7 +283,7 @@ def _compile_each(programs: Sequence[UOp]) -> list[CompiledProgram]:
     core), so that its code lies where it will lie whenever it is compiled: alone, as compile_c
     compiles it for a user. Compiled together, a program's loop moved with its neighbours, and
     its time with it (index/19's latency result: 0.79 ns per lane compiled first, 0.86 compiled
-    last; a 3-element tensor program 1.8-4.6 ns per evaluation)."""
+    last)."""
     with ThreadPoolExecutor(max_workers=max(1, min(len(programs), os.cpu_count() or 1))) as pool:
         return list(pool.map(compile_c, programs))
 
