@@ -39,6 +39,7 @@ from eqsat_uopc.ir.ops import ALU, Ops
 from eqsat_uopc.ir.uir import UirError, parse_uir, to_uir
 from eqsat_uopc.ir.uop import ParamArg, UOp, UOpError, call_params
 from eqsat_uopc.pipeline.comparison import Comparison, compare
+from eqsat_uopc.pipeline.fastest import MeasureSettings, measure_fastest
 from eqsat_uopc.pipeline.optimization import optimize
 from eqsat_uopc.rules import RULE_SETS
 from eqsat_uopc.saturation import (
@@ -68,6 +69,7 @@ __all__ = [
     "ENode",
     "Extraction",
     "ExtractionError",
+    "MeasureSettings",
     "Ops",
     "ParamArg",
     "PatternMatcher",
@@ -97,6 +99,7 @@ __all__ = [
     "index_expressions",
     "inline_call",
     "load_example",
+    "measure_fastest",
     "optimize",
     "parse_uir",
     "prove_equivalent",

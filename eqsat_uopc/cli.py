@@ -43,6 +43,7 @@ from eqsat_uopc.ir.uop import UOp, call_params
 from eqsat_uopc.semantics.values import bind_params, describe_input, same_value
 
 if TYPE_CHECKING:
+    from eqsat_uopc.extract import Extraction
     from eqsat_uopc.ir.examples import Example
     from eqsat_uopc.saturation import SaturationReport
 
@@ -219,8 +220,9 @@ def _cmd_render_c(args: argparse.Namespace) -> int:
 # saturation settings, one option per SaturationConfig field
 
 
-def _saturation_options(p: argparse.ArgumentParser) -> None:
-    """One validated option per SaturationConfig setting, with the config's defaults and help."""
+def _saturation_options(p: argparse.ArgumentParser, extra_costs: Sequence[str] = ()) -> None:
+    """One validated option per SaturationConfig setting, with the config's defaults and help;
+    extra_costs are more choices of --cost that the command handles itself (optimize's "measured")."""
     import dataclasses
 
     from eqsat_uopc.extract import COST_MODELS, EXTRACTORS
@@ -230,7 +232,7 @@ def _saturation_options(p: argparse.ArgumentParser) -> None:
     choices = {
         "rules": list(RULE_SETS),
         "int_semantics": list(INT_SEMANTICS),
-        "cost": list(COST_MODELS),
+        "cost": [*COST_MODELS, *extra_costs],
         "extractor": ["auto", *EXTRACTORS],
     }
     for f in dataclasses.fields(DEFAULT_CONFIG):
@@ -267,10 +269,17 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
     from eqsat_uopc.ir.uir import to_uir
     from eqsat_uopc.pipeline.optimization import optimize
 
+    measured = args.cost == "measured"
+    if measured:  # a selection over candidates after saturation, not a cost model (pipeline/fastest.py)
+        _need_compiler("--cost measured")
+        args.cost = "dag_size"
     program = _load(Path(args.file)).program
     config = _saturation_config(args)
-    ext = optimize(program, None, config)
-    pulses = ext.info.get("pulses", (ext,))
+    ext = optimize(program, "measured" if measured else None, config)
+    if measured:  # the pulses of its two saturations (none if its candidates came from the cache)
+        runs = [(name, run.info.get("pulses", (run,))) for name, run in ext.info.get("runs", {}).items()]
+    else:
+        runs = [("", ext.info.get("pulses", (ext,)))]
     if args.json:
         out = {
             "program": to_uir(ext.program),
@@ -278,31 +287,95 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
             "cost": ext.cost,
             "optimal": ext.optimal,
             "extractor": ext.extractor,
-            "config": config.to_dict(),
-            "report": ext.report.to_dict(),
-            "pulses": [
+            "config": config.to_dict() | ({"cost": "measured"} if measured else {}),
+            "report": None if ext.report is None else ext.report.to_dict(),
+        }
+        pulse_rows = {
+            name: [
                 {"report": p.report.to_dict(), "cost": p.cost, "extractor": p.extractor, "seconds": p.seconds}
                 for p in pulses
-            ],
+            ]
+            for name, pulses in runs
         }
+        if measured:
+            out["measured"] = ext.info["measured"] | {"runs": pulse_rows}
+        else:
+            out["pulses"] = pulse_rows[""]
+        if config.cost == "latency":
+            out["latency_table"] = _latency_table()
         print(json.dumps(out))
         return 0
     print(to_uir(ext.program), end="")
-    proof = {True: "proved optimal", False: "not proved optimal", None: "optimality unknown"}[ext.optimal]
-    print(f"# cost ({ext.cost_model}): {ext.cost:g}, {proof}; int semantics {config.int_semantics}")
-    for k, p in enumerate(pulses, 1):
-        r = p.report
-        which = "" if len(pulses) == 1 else f", pulse {k} of {len(pulses)}"
-        left_out = f"{r.rules_pruned} rules left out (they cannot fire)"
-        rules = "decided before any rule ran, no engine" if r.decided_without_engine else left_out
-        print(
-            f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations{_held(r)}; "
-            f"{rules}; e-nodes per iteration {r.enodes}; "
-            f"lowering {r.lower_time:.3f} s, egglog {r.egglog_time:.3f} s, "
-            f"folding {r.fold_time:.3f} s, read-back {r.raise_time:.3f} s; extraction {p.seconds:.3f} s "
-            f"({p.extractor}, cost {p.cost:g})"
-        )
+    if measured:
+        _print_measured(ext.info["measured"], config.int_semantics)
+    else:
+        proof = {True: "proved optimal", False: "not proved optimal", None: "optimality unknown"}[ext.optimal]
+        print(f"# cost ({ext.cost_model}): {ext.cost:g}, {proof}; int semantics {config.int_semantics}")
+        if config.cost == "latency":
+            print(f"# latency table: {_latency_table()}")
+    for name, pulses in runs:
+        for k, p in enumerate(pulses, 1):
+            _print_pulse(p, (f" ({name} run)" if name else "") + _pulse_of(k, len(pulses)))
     return 0
+
+
+def _pulse_of(k: int, n: int) -> str:
+    return "" if n == 1 else f", pulse {k} of {n}"
+
+
+def _print_pulse(p: Extraction, which: str) -> None:
+    """One `# saturation` line: a pulse's report and its extraction."""
+    r = p.report
+    left_out = f"{r.rules_pruned} rules left out (they cannot fire)"
+    rules = "decided before any rule ran, no engine" if r.decided_without_engine else left_out
+    print(
+        f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations{_held(r)}; "
+        f"{rules}; e-nodes per iteration {r.enodes}; "
+        f"lowering {r.lower_time:.3f} s, egglog {r.egglog_time:.3f} s, "
+        f"folding {r.fold_time:.3f} s, read-back {r.raise_time:.3f} s; extraction {p.seconds:.3f} s "
+        f"({p.extractor}, cost {p.cost:g})"
+    )
+
+
+def _need_compiler(what: str) -> None:
+    """Refuse, before any work, an option that needs the C compiler when there is none."""
+    from eqsat_uopc.backend import CompilerNotFoundError
+    from eqsat_uopc.backend.toolchain import compiler_command
+
+    try:
+        compiler_command()
+    except CompilerNotFoundError as e:
+        raise CliError(f"{what} times programs compiled by the C backend: {e}") from None
+
+
+def _latency_table() -> str:
+    from eqsat_uopc.extract import cost_model
+
+    return cost_model("latency").describe()
+
+
+def _print_measured(m: dict, int_semantics: str) -> None:
+    """The measured choice and every candidate's time, as `# ` lines after the program."""
+    chosen = m["candidates"][m["chosen"]]
+    how = f"over {m['lanes']} lanes" if m["batched"] else "timed whole"
+    again = ", timed twice (the first run chose another than the smallest)" if m["confirmed"] else ""
+    cached = " (measurements from the cache)" if m["cached"] else ""
+    print(
+        f"# cost (measured): {chosen['median']:.4g} {m['unit']}, median of {m['rounds']} rounds {how}"
+        f"{again}{cached}; chosen: {', '.join(chosen['labels'])}; int semantics {int_semantics}"
+    )
+    print(f"# latency table (the estimates below): {m['latency_table']}")
+    for k, c in enumerate(m["candidates"]):
+        if c["error"] is not None:
+            timing = f"error: {c['error']}"
+        else:
+            timing = f"median {c['median']:.4g}, min {c['min']:.4g}, quartiles {c['q25']:.4g}-{c['q75']:.4g}"
+        print(
+            f"# {'*' if k == m['chosen'] else ' '} {', '.join(c['labels'])}: {c['dag_size']} nodes, "
+            f"latency estimate {c['latency']:.4g}; {timing} [{c['hash']}]"
+        )
+    if m.get("candidates_cached"):
+        print("# saturation: not run (the candidates of an earlier call, from the cache)")
 
 
 def _held(report: SaturationReport) -> str:
@@ -313,6 +386,20 @@ def _held(report: SaturationReport) -> str:
     shown = ", ".join(f"{name} ({n:,} matches forecast)" for name, n in ranked[:3])
     more = f" and {len(ranked) - 3} more" if len(ranked) > 3 else ""
     return f", holding back {shown}{more}"
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    """Measure this machine's latency table (eqsat_uopc.extract.calibrate) and say where it went."""
+    from eqsat_uopc.extract.calibrate import calibrate_machine
+
+    _need_compiler("calibrate")
+    cal = calibrate_machine(args.elements, args.repeats, args.ops, args.out)
+    print("\n".join(cal.lines()))
+    if args.out is None:
+        print(
+            "the latency cost model uses this table from now on (delete the file to go back to the default)"
+        )
+    return 0
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -546,7 +633,7 @@ def _parser() -> argparse.ArgumentParser:
 
     o = sub.add_parser("optimize", help="saturate a .uir program and print the best equivalent")
     o.add_argument("file", help="a .uir file")
-    _saturation_options(o)
+    _saturation_options(o, extra_costs=("measured",))
     o.add_argument("--json", action="store_true", help="the result as one JSON object (default: text)")
     o.set_defaults(fn=_cmd_optimize)
 
@@ -689,6 +776,15 @@ def _parser() -> argparse.ArgumentParser:
         help="add a column with tinygrad's own simplifier (live if installed, else the corpus's record)",
     )
     m.set_defaults(fn=_cmd_compare)
+
+    from eqsat_uopc.extract.calibrate import add_arguments as calibrate_arguments
+
+    k = sub.add_parser(
+        "calibrate",
+        help="time every op in C and write this machine's latency table (the latency model uses it)",
+    )
+    calibrate_arguments(k)
+    k.set_defaults(fn=_cmd_calibrate)
 
     c = sub.add_parser("render-c", help="print the C the backend generates for a .uir program")
     c.add_argument("file", help="a .uir file")

@@ -15,7 +15,8 @@ The kinds:
 
 Built-in models (`COST_MODELS`): `tree_size` (1 per node, tree), `dag_size` (1 per node, dag:
 "smallest"), `depth` (1 per node, depth) and `latency` (dag over a table of nanoseconds per
-element, by op and dtype: "fastest"; see latency.py). A CONST or PARAM leaf costs 1 in the size
+element, by op and dtype: "fastest" as estimated, from this machine's calibrated table when there is
+one; see latency.py). A CONST or PARAM leaf costs 1 in the size
 and depth models, like any node; in `latency` a leaf costs what its table entry says (0 by default:
 constants are immediates and inputs are already in memory). Every node cost passes through
 `checked_node_cost`, which rejects negative, NaN, infinite or non-numeric costs with an error naming
@@ -119,7 +120,10 @@ def cost_model(cost: str | Any) -> Any:
         if name not in COST_MODELS:
             known = ", ".join(sorted([*COST_MODELS, *COST_ALIASES]))
             raise CostModelError(f"unknown cost model {cost!r} (known: {known})")
-        return COST_MODELS[name]
+        cost = COST_MODELS[name]
+        if isinstance(cost, Latency):
+            cost.refresh()  # this machine's calibrated table, if it changed since the last lookup
+        return cost
     if not callable(getattr(cost, "node_cost", None)):
         raise CostModelError(
             f"cost model {cost!r} has no node_cost(op, arg, dtype, shape) method (pass a name: "
@@ -130,6 +134,8 @@ def cost_model(cost: str | Any) -> Any:
         raise CostModelError(
             f"cost model {cost_model_name(cost)!r} has kind {kind!r}; expected 'tree', 'dag' or 'depth'"
         )
+    if isinstance(cost, Latency):
+        cost.refresh()
     return cost
 
 

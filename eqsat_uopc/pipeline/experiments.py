@@ -12,8 +12,9 @@ need beyond one `compare` or `saturate` call lives here, so that it is tested an
   blow-up);
 - extractors: `extractor_table` (every extractor on one e-graph, cost and time);
 - rule order: `permuted_matchers` and `rule_order_results` (greedy under permuted rule lists);
-- runtime: `batched` (a scalar program applied to n lanes, so a C timing measures n evaluations)
-  and `c_runtime` (seconds per lane through `compile_c(...).time`).
+- runtime: `c_runtime` (ns per lane through `compile_c(...).time`, one median per program); `batched`
+  and `lane_values` come from timing.py, which times programs for `cost="measured"` (interleaved
+  rounds, quartiles: use that to compare programs).
 
 Rows are plain dicts of JSON-able values, so a notebook can tabulate or plot them directly.
 """
@@ -36,10 +37,11 @@ from eqsat_uopc.corpus import VERDICTS, CorpusEntry, caviar_path, load_corpus
 from eqsat_uopc.extract import EXTRACTORS, cost_of, extract
 from eqsat_uopc.greedy import PatternMatcher, graph_rewrite, symbolic
 from eqsat_uopc.ir.dtype import dtypes
-from eqsat_uopc.ir.ops import ALU, Ops
+from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uir import to_uir
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.pipeline.comparison import compare
+from eqsat_uopc.pipeline.timing import batched, lane_values, program_inputs
 from eqsat_uopc.saturation import DEFAULT_CONFIG, SaturationConfig, saturate
 
 __all__ = [
@@ -338,50 +340,6 @@ def rule_order_results(
 # runtime
 
 
-def _inputs_of(program: UOp) -> list[UOp]:
-    """The scalar inputs of a program: PARAMs by slot, then RANGEs by identifier."""
-    nodes = program.toposort()
-    params = sorted((u for u in nodes if u.op is Ops.PARAM), key=lambda u: u.arg.slot)
-    ranges = sorted((u for u in nodes if u.op is Ops.RANGE), key=lambda u: repr(u.arg))
-    return params + ranges
-
-
-def batched(program: UOp, lanes: int, inputs: Sequence[UOp] | None = None) -> UOp:
-    """The scalar program applied elementwise to `lanes` lanes: input k becomes PARAM slot k of
-    shape (lanes,), every scalar constant a broadcast constant. Several programs batched with the
-    same `inputs` (default: this program's PARAMs by slot, then RANGEs) take the same arrays.
-    """
-    if program.shape != ():
-        raise ValueError(f"batched needs a scalar program, got shape {program.shape}")
-    inputs = _inputs_of(program) if inputs is None else list(inputs)
-    slot = {u: k for k, u in enumerate(inputs)}
-    new: dict[UOp, UOp] = {}
-    for u in program.toposort():
-        if u in slot:
-            new[u] = UOp.param(slot[u], u.dtype, (lanes,))
-        elif u.op is Ops.CONST:
-            new[u] = UOp.const(u.arg, u.dtype, (lanes,))
-        elif u.op in ALU:
-            new[u] = UOp(u.op, tuple(new[s] for s in u.src), u.arg)
-        elif u.op is Ops.RANGE or u.op is Ops.PARAM:
-            raise ValueError(f"batched: input {u.op.name} {u.arg!r} is not in `inputs`")
-        else:
-            raise ValueError(f"batched: cannot batch a {u.op.name} node (only scalar ALU programs)")
-    return new[program]
-
-
-def lane_values(inputs: Sequence[UOp], lanes: int, seed: int = 0, low: int = -64, high: int = 64) -> list:
-    """Random int32 lanes per input: a RANGE in [0, extent), a PARAM in [low, high]."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for u in inputs:
-        if u.op is Ops.RANGE:
-            out.append(rng.integers(0, u.src[0].arg, lanes, dtype=np.int32))
-        else:
-            out.append(rng.integers(low, high + 1, lanes, dtype=np.int32))
-    return out
-
-
 def c_runtime(
     programs: Mapping[str, UOp], lanes: int = 4096, seed: int = 0, number: int = 50, repeat: int = 5
 ) -> dict[str, float]:
@@ -390,7 +348,7 @@ def c_runtime(
     names = list(programs)
     if not names:
         return {}
-    inputs = _inputs_of(programs[names[0]])
+    inputs = program_inputs([programs[names[0]]])
     values = lane_values(inputs, lanes, seed)
     out = {}
     for name in names:

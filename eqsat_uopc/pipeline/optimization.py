@@ -13,16 +13,35 @@ each pulse's result is strictly cheaper than its start (at most `config.pulses` 
 and while a new pulse may find more (`_may_improve`).
 Each pulse is sound for the program it starts from, so the result is equivalent to the input,
 and the cost only falls, so it is never costlier than greedy's either.
+
+`cost="measured"` is not a cost model but a selection step after saturation (fastest.py): optimize
+runs twice, under dag_size and under latency, gathers candidates from both runs (the smallest, the
+latency model's choice, its choices by other extractors and by tree aggregation, the latency
+choice from the smallest run's e-graph, greedy's result and the input) and returns the one the C
+backend measures fastest, preferring the smallest unless another is faster beyond the run's spread.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any
 
-from eqsat_uopc.extract import Extraction, cost_of
+from eqsat_uopc.backend.toolchain import compiler_command
+from eqsat_uopc.extract import Extraction, cost_model, cost_of
+from eqsat_uopc.greedy.symbolic import simplify_under
+from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uir import to_uir
 from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.pipeline.fastest import (
+    MeasureError,
+    MeasureSettings,
+    cached_candidates,
+    candidates_key,
+    measure_fastest,
+    store_candidates,
+)
 from eqsat_uopc.saturation import SaturationConfig, SaturationReport, StopReason, resolve_config, saturate
 
 __all__ = ["optimize"]
@@ -40,7 +59,28 @@ def optimize(
     After more than one pulse, `.report` and `.saturation` are the last pulse's and
     `.info["pulses"]` holds every pulse's Extraction (its program, report and saturation), first to
     last.
+
+    cost="measured" (see the module docstring) returns the candidate measured fastest: `.cost` is its
+    median time in ns per lane, `.cost_model` "measured", `.optimal` None, `.info["measured"]`
+    every candidate (labels, hash, dag_size, latency estimate, ns per round, min, median, quartiles,
+    spread, .uir text) and how they were timed (fastest.Measurement.to_dict), and `.info["runs"]`
+    the two optimize results it took its candidates from ({"dag_size": ..., "latency": ...}).
+    `.report` and `.saturation` are those of the run the chosen program came from. The fields of
+    MeasureSettings (lanes, rounds, seed, round_seconds, best_of, margin, confirm, cache) may then
+    be given by keyword too. With the candidates of an earlier call in the cache, nothing is
+    saturated: `.report`, `.saturation` are None, `.choice` is empty and there are no "runs".
     """
+    if cost is None and settings.get("cost") == "measured":
+        cost = settings.pop("cost")
+    if isinstance(cost, str) and cost == "measured":
+        measure = MeasureSettings().replace(
+            **{k: settings.pop(k) for k in MeasureSettings.names() if k in settings}
+        )
+        compiler_command()  # CompilerNotFoundError now, not after saturating
+        return _optimize_measured(program, resolve_config("optimize", config, settings), measure)
+    misplaced = sorted(set(settings) & set(MeasureSettings.names()))
+    if misplaced:
+        raise MeasureError(f"{misplaced[0]} is a setting of cost='measured' only")
     if cost is not None:
         settings["cost"] = cost
     config = resolve_config("optimize", config, settings)
@@ -81,4 +121,70 @@ def _may_improve(report: SaturationReport) -> bool:
         return False
     return 2 * report.final_enodes > report.node_budget or any(
         f <= report.node_budget for f in report.held_back.values()
+    )
+
+
+def _optimize_measured(program: UOp, config: SaturationConfig, measure: MeasureSettings) -> Extraction:
+    """optimize under dag_size and latency, gather the candidates, return the measured fastest.
+
+    With measure.cache, the candidates of an earlier call on the same program and settings are
+    reused (fastest.py): no saturation runs, and the result has no report, saturation or choice."""
+    settings = config.to_dict()
+    cacheable = measure.cache and all(
+        getattr(config, f.name) == settings[f.name] for f in dataclasses.fields(config)
+    )  # a rule set or extractor object given by value has no stable name to key it by
+    key = ""
+    if cacheable:
+        key = candidates_key({"program": to_uir(program), "config": settings}, measure)
+        if (candidates := cached_candidates(key)) is not None:
+            start = time.perf_counter()
+            m = measure_fastest(candidates, measure)
+            return Extraction(
+                {},
+                (m.program,),
+                m.timing.median,
+                None,
+                "measured (candidates cached)",
+                "measured",
+                time.perf_counter() - start,
+                info={"measured": m.to_dict() | {"candidates_cached": True}},
+            )
+    small = optimize(program, None, config.replace(cost="dag_size"))
+    fast = optimize(program, None, config.replace(cost="latency"))
+    start = time.perf_counter()  # .seconds: the selection (extractions, compile, timing), as extraction's
+    tree_latency = dataclasses.replace(cost_model("latency"), name="latency_tree", kind="tree")
+    from_run: dict[UOp, Extraction] = {}
+    candidates: list[tuple[str, UOp]] = []
+    for label, ext in (
+        ("smallest", small),
+        ("latency", fast),
+        ("latency_greedy_dag", fast.saturation.extract("latency", "greedy_dag")),
+        ("latency_tree", fast.saturation.extract(tree_latency, "bottom_up")),
+        ("latency_on_smallest", small.saturation.extract("latency", "auto")),
+    ):
+        from_run.setdefault(ext.program, ext)
+        candidates.append((label, ext.program))
+    greedy = fast.saturation.seed
+    if greedy is None and all(u.dtype is not dtypes.f32 for u in program.toposort()):
+        greedy = simplify_under(program, config.int_semantics)  # f32: greedy's rules are not all exact
+    if greedy is not None:
+        candidates.append(("greedy", greedy))
+    candidates.append(("input", program))
+    m = measure_fastest(candidates, measure)
+    runs = {"dag_size": small, "latency": fast}
+    if cacheable:
+        store_candidates(key, candidates)
+    chosen = m.program
+    src = from_run.get(chosen, small)
+    choice = src.choice if chosen in from_run else (src.saturation.egraph.choice_of((chosen,)) or {})
+    return dataclasses.replace(
+        src,
+        choice=choice,
+        programs=(chosen,),
+        cost=m.timing.median,
+        optimal=None,
+        cost_model="measured",
+        seconds=time.perf_counter() - start,
+        bound=None,
+        info={**src.info, "measured": m.to_dict() | {"candidates_cached": False}, "runs": runs},
     )
