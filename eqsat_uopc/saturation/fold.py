@@ -7,7 +7,7 @@ these rules read a Snapshot of the e-graph, compute with the project's own refer
 Lowerer. Each rule is idempotent: it skips a class that already holds its result, so a step that
 adds nothing means the Python rules are saturated too.
 
-Families (their rule names are listed in eqsat_uopc.rules):
+Families (the rules are declared as values in eqsat_uopc.rules.python_rules):
   fold        scalar ALU of constants -> exec_alu's value (every op and dtype, exactly; None from
               exec_alu means "do not fold"); an f32 double constant -> the f32 it denotes.
   identities  CMPLT/CMPNE(x, x) for a shaped int/bool x -> False of x's shape (the chapter's scalar
@@ -28,6 +28,17 @@ from egglog import bindings
 from eqsat_uopc.ir.dtype import dtypes, f32_bits, truncate
 from eqsat_uopc.ir.ops import ALU, Ops
 from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.rules.python_rules import (
+    CMP_SELF,
+    EXEC_ALU,
+    F64_TO_F32,
+    INDEX_EMPTY,
+    INDEX_INDEX,
+    INDEX_STACK,
+    INLINE_CALL,
+    LITERAL,
+    PUSH_STACK,
+)
 from eqsat_uopc.saturation.errors import SaturationError
 from eqsat_uopc.saturation.lower import Lowerer
 from eqsat_uopc.saturation.serialize import Snapshot, SNode
@@ -72,9 +83,9 @@ class FoldStep:
 
     def __init__(self, lowerer: Lowerer, families: frozenset[str] | set[str]):
         self.lowerer = lowerer
-        self.fold = "fold" in families
-        self.identities = "identities" in families
-        self.evaluate = "evaluate" in families
+        self.fold = EXEC_ALU.family in families
+        self.identities = CMP_SELF.family in families
+        self.evaluate = LITERAL.family in families
         self.inlined = 0  # lowerer.calls[:inlined] are done
         self.matches: dict[str, int] = {}  # rule name -> unions written (kept across rollbacks: work done)
 
@@ -209,7 +220,7 @@ class FoldStep:
         c = self._const_of(v)
         if c is not None:
             if c.ctor == "Dbl" and not any(n.ctor == "Flt" for n in nodes):
-                self._union("fold/f64-to-f32", v, self.lowerer.const(truncate(dtypes.f32, c.const_value())))
+                self._union(F64_TO_F32.name, v, self.lowerer.const(truncate(dtypes.f32, c.const_value())))
             return
         for n in nodes:
             if "[" in n.t or n.ctor in _CONSTS or n.op not in ALU:
@@ -220,7 +231,7 @@ class FoldStep:
             dtype = parse_type(n.t)[0]
             r = exec_alu(n.op, dtype, [k.const_value() for k in kids])
             if r is not None:
-                self._union("fold/exec-alu", v, self._lower(UOp(Ops.CONST, (), r)))
+                self._union(EXEC_ALU.name, v, self._lower(UOp(Ops.CONST, (), r)))
                 return
 
     # -- identities that need the operands' types
@@ -232,7 +243,7 @@ class FoldStep:
                 if shape and dtype in _INT_TYPES and self._const_of(v) is None:
                     false = UOp.const(False, dtypes.bool, shape)
                     if self._lowered_class(false) != v:
-                        self._union("identities/cmp-self", v, self._lower(false))
+                        self._union(CMP_SELF.name, v, self._lower(false))
 
     def _lowered_class(self, u: UOp) -> bindings.Value | None:
         i = self.lowerer.ids.get(u)
@@ -281,7 +292,7 @@ class FoldStep:
                 )
                 res = run(UOp(n.op, tuple(lits), arg))
                 if res.op is Ops.CONST or (res.op is Ops.STACK and _is_literal(res)):
-                    self._union("evaluate/literal", v, self._lower(res))
+                    self._union(LITERAL.name, v, self._lower(res))
                     return
         has_stack = self._node_of(v, "Stack") is not None
         for n in nodes:
@@ -312,20 +323,20 @@ class FoldStep:
                     ]
                 )
         elems = tuple(self.lowerer.row(n.op, elem_t, tuple(p[i] for p in per_kid)) for i in range(shape[0]))
-        self._union("evaluate/push-stack", v, self.lowerer.row(Ops.STACK, n.t, elems))
+        self._union(PUSH_STACK.name, v, self.lowerer.row(Ops.STACK, n.t, elems))
 
     def _index(self, v: bindings.Value, n: SNode) -> None:
         base, idx = n.kids[0], n.kids[1:]
         if not idx:  # INDEX(x) -> x
             if base != v:
-                self._union("evaluate/index-empty", v, self._name(base))
+                self._union(INDEX_EMPTY.name, v, self._name(base))
             return
         inner = self._node_of(base, "Index")
         if inner is not None and len(inner.kids) > 1:  # INDEX(INDEX(a, i...), j...) -> INDEX(a, i..., j...)
             kids = (inner.kids[0], *inner.kids[1:], *idx)
             if self._snap.index.get(("Index", n.t, None, kids)) != v:
                 self._union(
-                    "evaluate/index-index",
+                    INDEX_INDEX.name,
                     v,
                     self.lowerer.row(Ops.INDEX, n.t, tuple(self._name(k) for k in kids)),
                 )
@@ -339,10 +350,10 @@ class FoldStep:
         elem, rest = stack.kids[i], idx[1:]
         if not rest:
             if elem != v:
-                self._union("evaluate/index-stack", v, self._name(elem))
+                self._union(INDEX_STACK.name, v, self._name(elem))
         elif self._snap.index.get(("Index", n.t, None, (elem, *rest))) != v:
             self._union(
-                "evaluate/index-stack",
+                INDEX_STACK.name,
                 v,
                 self.lowerer.row(Ops.INDEX, n.t, tuple(self._name(k) for k in (elem, *rest))),
             )
@@ -356,7 +367,7 @@ class FoldStep:
             self.inlined += 1
             self.lowerer.union(self.lowerer.ids[call], self._lower(inline_call(call)))
             self._unions += 1
-            self.matches["evaluate/inline-call"] = self.matches.get("evaluate/inline-call", 0) + 1
+            self.matches[INLINE_CALL.name] = self.matches.get(INLINE_CALL.name, 0) + 1
 
 
 def _is_literal(u: UOp) -> bool:

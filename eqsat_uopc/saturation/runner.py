@@ -36,6 +36,7 @@ from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.rules import SYMBOLIC_FAMILIES, RuleSet
+from eqsat_uopc.rules.python_rules import PIECEWISE_COMPARE
 from eqsat_uopc.saturation.config import SaturationConfig, resolve_config
 from eqsat_uopc.saturation.engine import lease, relevant
 from eqsat_uopc.saturation.errors import SaturationError
@@ -52,7 +53,7 @@ from eqsat_uopc.saturation.terms import CONST_CTORS, OP_OF
 
 __all__ = ["Saturation", "saturate"]
 
-_PIECEWISE = "linear/piecewise-compare"
+_PIECEWISE = PIECEWISE_COMPARE.name
 _OP_TABLES = (*CONST_CTORS, *OP_OF)  # the egglog tables whose rows are UOp e-nodes
 # A checkpoint costs about 6 ms (an egglog push, ~3 ms, and the copy-on-write it makes the next
 # iteration pay); a run whose kept iterations took less than this replays more cheaply than it
@@ -123,14 +124,14 @@ class Saturation:
         self._egraph_cache: Any = None
         self._snapshot: Snapshot | None = None
         nodes = program.toposort()
-        self._python_families = set(rs.families) if needs_python_step(nodes) else set()
+        self._python_families = set(rs.family_names) if needs_python_step(nodes) else set()
         self.seed: UOp | None = None  # the greedy result put in the root's e-class, if any
         # greedy's symbolic rules are proved for i32/bool under their declared semantics; three of
         # them are the chapter's accepted f32 caveats (x + 0.0 -> x, MAX operand swap), so a
         # program with f32 nodes is not seeded
         if (
             config.seed_greedy
-            and set(SYMBOLIC_FAMILIES) <= set(rs.families)
+            and set(SYMBOLIC_FAMILIES) <= set(rs.family_names)
             and all(u.dtype is not dtypes.f32 for u in nodes)
         ):
             self.seed = simplify_under(program, config.int_semantics)
