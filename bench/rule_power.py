@@ -188,7 +188,7 @@ def ablation(caviar: list, captured: list, generated: list, base: dict) -> None:
     print("\n4. each family left out of default: expressions it changes")
     full = REGISTERED["default"]
     for fam in BEYOND_CHAPTER_FAMILIES:
-        rs = RuleSet(f"default-{fam}", tuple(f for f in full.families if f != fam))
+        rs = full.without(fam)
         lost = sum(
             base[e.id].op is Ops.CONST
             and optimize(e.program, "dag_size", rules=rs, int_semantics="no_overflow").program

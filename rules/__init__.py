@@ -1,376 +1,69 @@
-"""Saturation rule sets: named compositions of rule families, each family one `.egg` file here
-(plus, for some families, rules of the Python folding step between egglog iterations).
+"""Saturation rules as values: rules, families of rules, and rule sets that compose them.
 
-Every rule declares its integer semantics (DESIGN.md, "Integer semantics"):
-  "wrap"         sound for every int32 input under wraparound;
-  "no_overflow"  sound when no intermediate int32 result leaves the int32 range.
-In a `.egg` file the ruleset a rule is declared in says which: `F` holds wrap rules, `F_guarded`
-no_overflow rules whose query proves the no-overflow precondition from the interval analysis
-(so they are sound under wraparound, and `int_semantics="wrap"` runs them), `F_noovf` the same
-rules unguarded (`int_semantics="no_overflow"` runs them instead). `int_semantics="no_overflow"`
-reasons about mathematical integers (no intermediate result ever wraps), so a rule that computes a
-new constant with wraparound lives in `F_wraponly` and has an `F_exact` twin that fires only when
-the exact result is an int32: a wrapped constant would bring overflow into a term that had none,
-and the no_overflow rules applied to that term would then derive nonsense (True == False).
-A wrap rule that is a special case of a `F_noovf` rule (a power-of-two divisor, whose residues
-wraparound keeps) lives in `F_wrapcase`: under "no_overflow" the general rule finds the same
-matches, so running both would only search twice.
-Every rule carries `:name "family/rule"` and a `; lhs -> rhs` comment.
+A rule is declared once, in its family's `.egg` file (family.py says how; docs/rules.md lists
+every rule, generated from these values): its name, its `lhs -> rhs` comment, its egglog text and
+the integer semantics it is sound under. The forms a saturation runs under `int_semantics="wrap"`
+or `"no_overflow"` (guarded, unguarded, with a wrapped or an exact new constant) are generated from
+that one declaration (rule.py, FORM_KINDS). Rules computed in Python are declared as values too
+(python_rules.py). A Family is the rules of one file; a RuleSet composes families, bundled ones by
+name or any Family value, and nothing is registered globally:
 
-    >>> from eqsat_uopc.rules import RULE_SETS, rule_set
-    >>> rule_set("symbolic").families[:3]
+    >>> from eqsat_uopc.rules import FAMILIES, RULE_SETS, rule_set
+    >>> rule_set("symbolic").family_names[:3]
     ('identities', 'fold', 'reassociation')
+    >>> FAMILIES["divmod"].rule("divmod/div-sum-term").forms()
+    ('guarded', 'noovf')
+
+Modules: sexpr (egglog text as data), rule (Rule, FORM_KINDS, the generated forms), family (a
+family file read into a Family), python_rules (the Python rules), catalogue (the bundled families,
+FAMILIES), rule_sets (RuleSet, RULE_SETS, the egglog program of a rule set), docs (docs/rules.md).
 """
 
-from __future__ import annotations
-
-import re
-from dataclasses import dataclass
-from functools import cache
-from importlib import resources
-from pathlib import Path
-from typing import Any
+from eqsat_uopc.rules.catalogue import BUNDLED, FAMILIES
+from eqsat_uopc.rules.family import Family, load_family, parse_family, read_rules
+from eqsat_uopc.rules.python_rules import PYTHON_RULES
+from eqsat_uopc.rules.rule import FORM_KINDS, MAINTAINED, DeclarationError, FormKind, Rule, form_kind
+from eqsat_uopc.rules.rule_sets import (
+    BEYOND_CHAPTER_FAMILIES,
+    RULE_SETS,
+    SYMBOLIC_FAMILIES,
+    RuleSet,
+    egglog_forms,
+    egglog_program,
+    resolve_rule_set,
+    rule_set,
+)
+from eqsat_uopc.rules.sexpr import EGG_TOKEN, Str, freeze, read_sexprs, show, thaw
 
 from eqsat_uopc.semantics.int_semantics import INT_SEMANTICS
 
 __all__ = [
     "BEYOND_CHAPTER_FAMILIES",
+    "BUNDLED",
     "EGG_TOKEN",
     "FAMILIES",
+    "FORM_KINDS",
     "INT_SEMANTICS",
     "MAINTAINED",
-    "PYTHON_NO_OVERFLOW",
     "PYTHON_RULES",
-    "RULESET_KINDS",
     "RULE_SETS",
     "SYMBOLIC_FAMILIES",
+    "DeclarationError",
     "Family",
+    "FormKind",
     "Rule",
     "RuleSet",
-    "RulesetKind",
     "Str",
     "egglog_forms",
     "egglog_program",
+    "form_kind",
+    "freeze",
     "load_family",
+    "parse_family",
+    "read_rules",
     "read_sexprs",
-    "register_family",
     "resolve_rule_set",
     "rule_set",
-    "ruleset_kind",
-    "runs_under",
+    "show",
+    "thaw",
 ]
-
-
-# Rules computed in Python, by family: the folding step's (eqsat_uopc.saturation.fold), all exact, so
-# "wrap"; and the piecewise-linear comparisons (eqsat_uopc.saturation.piecewise), which need
-# no_overflow (PYTHON_NO_OVERFLOW).
-PYTHON_RULES: dict[str, tuple[str, ...]] = {
-    "fold": ("fold/exec-alu", "fold/f64-to-f32"),
-    "identities": ("identities/cmp-self",),
-    "evaluate": (
-        "evaluate/literal",
-        "evaluate/push-stack",
-        "evaluate/index-empty",
-        "evaluate/index-index",
-        "evaluate/index-stack",
-        "evaluate/inline-call",
-    ),
-    "linear": (
-        "linear/piecewise-compare",
-        "linear/divmod-fold",
-        "linear/compare-fold",
-        "linear/max-bounds",
-        "linear/sum-fold",
-    ),
-    "boolean": ("boolean/where-assume", "boolean/truth-table"),
-}
-PYTHON_NO_OVERFLOW = frozenset({"linear/piecewise-compare"})
-
-_EGG_FAMILIES = (
-    "identities",
-    "fold",
-    "reassociation",
-    "distribution",
-    "divmod",
-    "recombination",
-    "comparisons",
-    "intervals",
-    "comm_assoc",
-    "boolean",
-    "minmax",
-    "linear",
-    "divisibility",
-    "digits",
-    "offsets",
-    "synth_small",  # generated by `eqsat-uopc synthesize` (eqsat_uopc.synthesis); only in "default+synth"
-)
-
-
-@dataclass(frozen=True)
-class Rule:
-    name: str  # "family/rule"
-    family: str
-    semantics: str  # "wrap" | "no_overflow"
-    guarded: bool  # a no_overflow rule whose query proves its precondition (runs under "wrap")
-    engine: str  # "egglog" | "python"
-    ruleset: str  # the egglog ruleset it is declared in ("" for Python rules, "_noovf" for no_overflow ones)
-
-
-@dataclass(frozen=True)
-class Family:
-    name: str
-    egg: str  # egglog program text ("" if the family has only Python rules)
-    rules: tuple[Rule, ...]
-
-    def rulesets(self, int_semantics: str) -> tuple[str, ...]:
-        """The egglog rulesets this family runs under int_semantics."""
-        return tuple(
-            dict.fromkeys(
-                r.ruleset for r in self.rules if r.engine == "egglog" and runs_under(r.ruleset, int_semantics)
-            )
-        )
-
-
-@dataclass(frozen=True)
-class RuleSet:
-    name: str
-    families: tuple[str, ...]
-
-    def rules(self, int_semantics: str = "wrap") -> tuple[Rule, ...]:
-        """The rules a saturation with this rule set runs under int_semantics."""
-        return tuple(
-            r for f in self.families for r in FAMILIES[f].rules if runs_under(r.ruleset, int_semantics)
-        )
-
-
-@dataclass(frozen=True)
-class RulesetKind:
-    """What a `.egg` ruleset's name suffix means: the one table every reader of rules uses."""
-
-    suffix: str
-    declares: str  # the semantics the rewrite itself needs ("no_overflow" if a wrap input can break it)
-    proved_under: str  # what the rule as written (guards included) is proved sound under
-    runs_under: tuple[str, ...]  # the int_semantics settings whose saturations run it
-    meaning: str
-
-
-RULESET_KINDS: tuple[RulesetKind, ...] = (
-    RulesetKind(
-        "_guarded",
-        "no_overflow",
-        "wrap",
-        ("wrap",),
-        "a no_overflow rule whose query proves its precondition from the interval analysis",
-    ),
-    RulesetKind("_noovf", "no_overflow", "no_overflow", ("no_overflow",), "the same rule unguarded"),
-    RulesetKind("_wraponly", "wrap", "wrap", ("wrap",), "computes a new constant with int32 wraparound"),
-    RulesetKind(
-        "_wrapcase",
-        "wrap",
-        "wrap",
-        ("wrap",),
-        "a wrap rule that a _noovf rule of its family covers under no_overflow (so only wrap runs it)",
-    ),
-    RulesetKind(
-        "_exact",
-        "wrap",
-        "wrap",
-        ("no_overflow",),
-        "twin of a _wraponly rule: only where the exact result fits",
-    ),
-    RulesetKind("", "wrap", "wrap", INT_SEMANTICS, "sound for every int32 input under wraparound"),
-)
-
-
-def ruleset_kind(ruleset: str) -> RulesetKind:
-    """The kind of an egglog ruleset, by its suffix ("" for a Python rule: sound under wrap)."""
-    return next(k for k in RULESET_KINDS if ruleset.endswith(k.suffix))
-
-
-def runs_under(ruleset: str, int_semantics: str) -> bool:
-    """Does a rule declared in this egglog ruleset run under int_semantics? ("" = a Python rule)"""
-    return int_semantics in ruleset_kind(ruleset).runs_under
-
-
-# the schema's ruleset that the runner runs after every iteration (saturation/terms.py); a family's
-# rules in it maintain relations the family's other rules match (digits' views)
-MAINTAINED = "bookkeeping"
-_RULE_RE = re.compile(r":ruleset\s+(\S+)\s+:name\s+\"([^\"]+)\"")
-# egglog's tokens: white space, a `;` comment, a string (escapes included), a parenthesis, an atom
-EGG_TOKEN = re.compile(r'\s+|;[^\n]*|"(?:[^"\\]|\\.)*"|[()]|[^\s()";]+')
-
-
-def _parse_family(name: str, text: str) -> Family:
-    rules = []
-    for ruleset, rule_name in _RULE_RE.findall(text):
-        kind = ruleset_kind(ruleset)
-        rules.append(Rule(rule_name, name, kind.declares, kind.suffix == "_guarded", "egglog", ruleset))
-    for n in PYTHON_RULES.get(name, ()):
-        ruleset = "_noovf" if n in PYTHON_NO_OVERFLOW else ""
-        rules.append(Rule(n, name, ruleset_kind(ruleset).declares, False, "python", ruleset))
-    return Family(name, text, tuple(rules))
-
-
-@cache
-def _families() -> dict[str, Family]:
-    out = {}
-    for name in _EGG_FAMILIES:
-        text = resources.files(__package__).joinpath(f"{name}.egg").read_text()
-        out[name] = _parse_family(name, text)
-    out["evaluate"] = _parse_family("evaluate", "")
-    return out
-
-
-FAMILIES: dict[str, Family] = _families()
-
-# the families of the chapter's symbolic rules (every greedy symbolic rule has a counterpart here)
-SYMBOLIC_FAMILIES = (
-    "identities",
-    "fold",
-    "reassociation",
-    "distribution",
-    "divmod",
-    "recombination",
-    "comparisons",
-    "intervals",
-)
-# the families beyond the chapter's rules: the rule families of tinygrad's and Halide's simplifiers
-BEYOND_CHAPTER_FAMILIES = ("boolean", "minmax", "linear", "divisibility", "digits", "offsets")
-
-RULE_SETS: dict[str, RuleSet] = {
-    rs.name: rs
-    for rs in (
-        RuleSet("none", ()),  # lowering and extraction only (the round trip)
-        RuleSet("symbolic", SYMBOLIC_FAMILIES),  # the chapter's symbolic rules
-        RuleSet("evaluate", ("fold", "evaluate")),  # the chapter's run: folding and evaluation
-        RuleSet("run", (*SYMBOLIC_FAMILIES, "evaluate")),  # symbolic + evaluate, as the greedy `run`
-        RuleSet("ac", ("comm_assoc",)),  # commutativity and associativity alone
-        # everything hand-written: the chapter's algebra, AC, and the families no greedy engine has
-        RuleSet("default", (*SYMBOLIC_FAMILIES, "evaluate", "comm_assoc", *BEYOND_CHAPTER_FAMILIES)),
-        RuleSet(
-            "default+synth",
-            (*SYMBOLIC_FAMILIES, "evaluate", "comm_assoc", *BEYOND_CHAPTER_FAMILIES, "synth_small"),
-        ),  # + synthesized
-    )
-}
-
-
-def rule_set(name: str) -> RuleSet:
-    """The rule set registered under name (KeyError naming the known ones otherwise)."""
-    return resolve_rule_set(name)
-
-
-def resolve_rule_set(rules: str | RuleSet, error: type[Exception] = KeyError) -> RuleSet:
-    """The RuleSet a name in RULE_SETS (or a RuleSet of known families) denotes; `error` otherwise."""
-    if isinstance(rules, RuleSet):
-        unknown = [f for f in rules.families if f not in FAMILIES]
-        if unknown:
-            raise error(
-                f"rule set {rules.name!r} has unknown families {unknown} (known: {', '.join(FAMILIES)})"
-            )
-        return rules
-    if not isinstance(rules, str) or rules not in RULE_SETS:
-        raise error(f"unknown rule set {rules!r} (known: {', '.join(RULE_SETS)})")
-    return RULE_SETS[rules]
-
-
-def load_family(path: str | Path, name: str | None = None) -> Family:
-    """A rule family read from any .egg file (named after the file unless `name` is given), for
-    composing into a RuleSet once registered with register_family."""
-    path = Path(path)
-    return _parse_family(name or path.stem, path.read_text())
-
-
-def register_family(family: Family) -> Family:
-    """Make family known by name (replacing an earlier one of that name), so that
-    `RuleSet(name, (..., family.name))` can be saturated with."""
-    FAMILIES[family.name] = family
-    return family
-
-
-def egglog_program(rs: RuleSet, int_semantics: str) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """The egglog text declaring the rules of rs that int_semantics runs, each in a ruleset of its
-    own, and the units to run.
-
-    A unit is (egglog ruleset, rule name): one rule, or the two directions of a birewrite. The
-    runner's back-off scheduler bans and runs units one by one. Rules a family declares in the
-    `bookkeeping` ruleset (MAINTAINED: views of term shapes, which only add relation rows) are not
-    units: the runner runs them with the schema's bookkeeping after every iteration, never banned.
-    A rule int_semantics does not run (a guarded twin under no_overflow, an unguarded one under
-    wrap) is left out of the text: an engine is made per (rule set, int_semantics), and every rule
-    it holds costs time in each program's egglog push and pop.
-    """
-    forms, units = egglog_forms(rs, int_semantics)
-    return "\n".join(f for f, _ in forms), units
-
-
-def egglog_forms(
-    rs: RuleSet, int_semantics: str
-) -> tuple[tuple[tuple[str, str | None], ...], tuple[tuple[str, str], ...]]:
-    """`egglog_program` form by form: each top-level form with the unit it belongs to (a rule, or
-    the `(ruleset u)` declaring its unit; None for a declaration every engine parses, and for the
-    bookkeeping's rules), and the units."""
-    forms: list[tuple[str, str | None]] = []
-    units: list[tuple[str, str]] = []
-
-    def one_ruleset(m: re.Match) -> str:
-        unit = f"u{len(units)}"
-        forms.append((f"(ruleset {unit})", unit))
-        units.append((unit, m.group(2)))
-        return f':ruleset {unit} :name "{m.group(2)}"'
-
-    for f in rs.families:
-        for form in _top_level_forms(FAMILIES[f].egg):
-            m = _RULE_RE.search(form)
-            if m is None or m.group(1) == MAINTAINED:  # the bookkeeping's rules run after every iteration
-                forms.append((form, None))
-            elif runs_under(m.group(1), int_semantics):
-                form = _RULE_RE.sub(one_ruleset, form)
-                forms.append((form, units[-1][0]))
-    return tuple(forms), tuple(units)
-
-
-class Str(str):
-    """A string literal of an egglog text (a type string), as opposed to a symbol."""
-
-
-def read_sexprs(text: str) -> list[Any]:
-    """The top-level S-expressions of an egglog text as nested lists: symbols as str, string
-    literals as Str, integers as int (comments dropped). Raises ValueError when unbalanced."""
-    stack: list[list[Any]] = [[]]
-    for m in EGG_TOKEN.finditer(text):
-        tok = m.group(0)
-        if tok[0].isspace() or tok[0] == ";":
-            continue
-        if tok == "(":
-            stack.append([])
-        elif tok == ")":
-            if len(stack) == 1:
-                raise ValueError(f"unbalanced ')' at offset {m.start()}")
-            done = stack.pop()
-            stack[-1].append(done)
-        elif tok[0] == '"':
-            stack[-1].append(Str(tok[1:-1]))
-        elif re.fullmatch(r"-?\d+", tok):
-            stack[-1].append(int(tok))
-        else:
-            stack[-1].append(tok)
-    if len(stack) != 1:
-        raise ValueError("unbalanced '(' at the end of the text")
-    return stack[0]
-
-
-def _top_level_forms(text: str) -> list[str]:
-    """The source text of each top-level S-expression of an egglog text (comments between them
-    dropped)."""
-    forms, depth, start = [], 0, 0
-    for m in EGG_TOKEN.finditer(text):
-        if m.group(0) == "(":
-            if depth == 0:
-                start = m.start()
-            depth += 1
-        elif m.group(0) == ")":
-            depth -= 1
-            if depth == 0:
-                forms.append(text[start : m.end()])
-    return forms

@@ -28,6 +28,15 @@ CAVIAR = [e.program for e in caviar_dev()[:: 1303 // 12]][:12]
 INDEX = [e.program for e in index_expressions(8, seed=3)]
 
 
+@pytest.fixture(autouse=True)
+def _a_generation_of_its_own(monkeypatch):
+    """Each test starts a generation of engines: the pool counts it checks must not depend on how
+    many programs the tests before it (in this process) leased, which can retire the pool midway."""
+    import eqsat_uopc.saturation.engine as engine
+
+    monkeypatch.setattr(engine, "_leased_in_generation", 0)
+
+
 def _outcome(program, **settings):
     s = saturate(program, **settings)
     try:

@@ -118,3 +118,15 @@ def test_a_constant_from_the_start_phases_decides_the_run_without_an_engine():
 def test_hooks_must_be_hook_classes():
     with pytest.raises(SaturationError, match=r"^hooks must be Hook subclasses, got <function"):
         saturate(UOp.param(0), hooks=(lambda s: None,))
+
+
+def test_the_index_algebra_hook_counts_the_rules_it_fired():
+    a, n = UOp.param(0, dtypes.i32, bounds=(0, 30)), UOp.param(1, dtypes.i32, bounds=(0, 100))
+    g = UOp.param(2, dtypes.i32, bounds=(0, 255))
+    p = (a * 6) // 9 + n + (g // 8) * 24 + (g % 8) * 3
+    s = saturate(p, int_semantics="no_overflow")
+    assert s.seeds.root_terms["algebra"] is (a * 2) // 3 + n + g * 3
+    assert {k: v for k, v in s.report.matches.items() if k.startswith(("linear/", "boolean/"))} == {
+        "linear/divmod-fold": 1,
+        "linear/sum-fold": 1,
+    }

@@ -7,7 +7,7 @@ import random
 
 import numpy as np
 import pytest
-from eqsat_uopc.rules import FAMILIES, RULE_SETS, load_family, register_family, rule_set
+from eqsat_uopc.rules import FAMILIES, RULE_SETS, load_family, read_rules, rule_set
 
 from eqsat_uopc import UOp, dtypes
 from eqsat_uopc.cli import main
@@ -19,7 +19,7 @@ from eqsat_uopc.synthesis.enumeration import Enumerator
 from eqsat_uopc.synthesis.fingerprint import make_inputs
 from eqsat_uopc.synthesis.measure import corpus_rows, derivability, handwritten_instances
 from eqsat_uopc.synthesis.prove import prove_rule
-from eqsat_uopc.synthesis.rule import SynthRule, infix, instance, orient, rule_texts
+from eqsat_uopc.synthesis.rule import SynthRule, infix, instance, orient, rule_text
 from eqsat_uopc.verify import evaluate, parse_egg_rules, verify_egg_rule, verify_saturation_rules
 
 X, Y = UOp.param(0, dtypes.i32), UOp.param(1, dtypes.i32)
@@ -123,29 +123,35 @@ def test_orientation():
     assert orient(X.maximum(C1), C1, cond, G) == (X.maximum(C1), C1)
 
 
-def test_rule_text_rewrite_rule_and_guarded_twin():
+def test_rule_text_rewrite_rule_and_guard():
     g = Grammar(parse_ops("add,lt"), variables=("x", "y"))
     plain = SynthRule("s/add", X + 0, X, None, "wrap")
-    assert rule_texts(plain, g, "s") == [
-        '; x + 0 -> x\n(rewrite (Add "i32" x (Int 0)) x :ruleset s :name "s/add")'
-    ]
+    assert rule_text(plain, g, "s") == '; x + 0 -> x\n(rewrite (Add "i32" x (Int 0)) x :name "s/add")'
     cond = SynthRule("s/max", X.maximum(C1), C1, Condition("below", ("x", "c1")), "wrap")
-    assert rule_texts(cond, g, "s") == [
+    assert rule_text(cond, g, "s") == (
         "; MAX(x, c1) -> c1   if 0 <= x < c1\n"
         '(rule ((= e (Max "i32" x (Int c1))) (= lo_x (lo x)) (= hi_x (hi x)) (>= lo_x 0) (< hi_x c1))\n'
-        '      ((union e (Int c1))) :ruleset s :name "s/max")'
-    ]
+        '      ((union e (Int c1))) :name "s/max")'
+    )
     noovf = SynthRule("s/lt", (X + 1) < (Y + 1), X < Y, None, "no_overflow", guarded=True)
-    texts = rule_texts(noovf, g, "s")
-    assert texts[0] == (
+    text = rule_text(noovf, g, "s")
+    assert text.startswith(
         "; (x + 1) < (y + 1) -> x < y   (no_overflow)\n"
         '(rewrite (Lt "bool" (Add "i32" x (Int 1)) (Add "i32" y (Int 1))) (Lt "bool" x y) '
-        ':ruleset s_noovf :name "s/lt")'
+        ':name "s/lt" :semantics no_overflow\n      :guard ((= lo_x (lo x)) (= hi_x (hi x))'
     )
-    assert texts[1].startswith(
+    # one declaration; the engine generates the unguarded form and the guarded one from it
+    [rule] = read_rules(text)
+    assert rule.forms() == ("guarded", "noovf")
+    guarded = rule.text("guarded", "u0")
+    assert guarded.startswith(
         '(rule ((= e (Lt "bool" (Add "i32" x (Int 1)) (Add "i32" y (Int 1)))) (= lo_x (lo x))'
     )
-    assert "(<= g0_hi 2147483647)" in texts[1] and texts[1].endswith(':ruleset s_guarded :name "s/lt")')
+    assert "(<= g0_hi 2147483647)" in guarded and guarded.endswith(':ruleset u0 :name "s/lt")')
+    assert rule.text("noovf", "u1") == (
+        '(rewrite (Lt "bool" (Add "i32" x (Int 1)) (Add "i32" y (Int 1))) (Lt "bool" x y) '
+        ':ruleset u1 :name "s/lt")'
+    )
 
 
 def test_instances_satisfy_the_condition():
@@ -165,7 +171,7 @@ def test_proofs_record_the_semantics_or_the_reason():
     g = Grammar(parse_ops("add,lt,floormod"), variables=("x", "y"))
     lhs, rhs = (X % Y + X) < (X % Y + Y), X < Y
     unguardable = prove_rule(SynthRule("", lhs, rhs, None, "wrap"), g)
-    assert unguardable.int_semantics is None  # a no_overflow rule needs a guarded twin, as in rules/*.egg
+    assert unguardable.int_semantics is None  # a synthesized no_overflow rule needs a guard
     assert unguardable.reason.endswith("; no_overflow: proved, but no guard is expressible")
     assert unguardable.reason.startswith("wrap: refuted at {")
     wrong = prove_rule(SynthRule("", X.maximum(C1), C1, None, "wrap"), G)
@@ -178,7 +184,7 @@ def test_proofs_record_the_semantics_or_the_reason():
 
 def test_derivability_by_saturation():
     assert derives(rule_set("default"), X + 0, X)
-    assert not derives(with_family(("fold",), "test_empty", "(ruleset test_empty)\n"), X + 0, X)
+    assert not derives(with_family(("fold",), "test_empty", ""), X + 0, X)
     assert derives(rule_set("default"), UOp.range(4, "x") // 4, UOp.const(0))
 
 
@@ -224,7 +230,7 @@ def test_cli_synthesize_writes_a_family_that_loads(tmp_path, capsys):
     assert capsys.readouterr().out.startswith(
         f"{out}: 3 rules (3 wrap, 0 no_overflow) from 5 candidates over 10 terms in "
     )
-    fam = register_family(load_family(out))
+    fam = load_family(out)
     assert [r.name for r in fam.rules] == ["tiny_cli/max", "tiny_cli/add", "tiny_cli/max-if-nonneg"]
     assert (out.parent / "tiny_cli.egg.log").exists()
     with pytest.raises(SystemExit) as exit_:  # refused while the command line is read
@@ -244,10 +250,11 @@ def test_cli_synthesize_writes_a_family_that_loads(tmp_path, capsys):
 
 def test_the_bundled_family_is_verified_and_only_in_default_plus_synth():
     reports = verify_saturation_rules(["synth_small"], rlimit=1_000_000, instances=6)
-    assert len(reports) == len([r for r in FAMILIES["synth_small"].rules]) > 20
+    rules = FAMILIES["synth_small"].rules
+    assert len(reports) == sum(len(r.forms()) for r in rules) == 52 and len(rules) == 45
     assert [str(r) for r in reports if r.status != "proved"] == []
-    assert "synth_small" not in RULE_SETS["default"].families
-    assert RULE_SETS["default+synth"].families == (*RULE_SETS["default"].families, "synth_small")
+    assert "synth_small" not in RULE_SETS["default"].family_names
+    assert RULE_SETS["default+synth"].families == (*RULE_SETS["default"].families, FAMILIES["synth_small"])
     p = X.maximum(Y) < X
     assert saturate(p, rules="default+synth").equivalent(p, UOp.const(False))
 

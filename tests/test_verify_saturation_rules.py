@@ -1,12 +1,15 @@
 """verify_saturation_rules: every int/bool egglog rule of rules/*.egg proved (or, where z3 cannot do
 it symbolically, proved on random constants) under its declared semantics; unsound rules refuted."""
 
-import re
-
 import pytest
 from eqsat_uopc.rules import FAMILIES
 
-from eqsat_uopc.verify.saturation_rules import parse_egg_rules, verify_egg_rule, verify_saturation_rules
+from eqsat_uopc.verify.saturation_rules import (
+    egg_rules,
+    parse_egg_rules,
+    verify_egg_rule,
+    verify_saturation_rules,
+)
 
 F32_ONLY = [
     "identities/const-right-add-f32",
@@ -23,14 +26,20 @@ def reports():
 
 
 def test_every_egg_rule_is_read(reports):
+    """Every form of every egglog rule value is proved: its guarded and unguarded form, its wrapped
+    and exact form, ..., and a birewrite in both directions."""
     names = [r.rule for r in reports]
-    want = [rule.name for f in FAMILIES.values() for rule in f.rules if rule.engine == "egglog"]
-    assert [n for n in names if not n.endswith(" (reversed)")] == want
-    # a birewrite is checked in both directions
-    birewrites = [
-        n for f in FAMILIES.values() for n in re.findall(r'\(birewrite .*?:name "([^"]+)"', f.egg, re.S)
+    rules = [rule for f in FAMILIES.values() for rule in f.egg_rules]
+    assert [n for n in names if not n.endswith(" (reversed)")] == [r.name for r in rules for _ in r.forms()]
+    assert [n.removesuffix(" (reversed)") for n in names if n.endswith(" (reversed)")] == [
+        r.name for r in rules if r.kind == "birewrite"
     ]
-    assert [n.removesuffix(" (reversed)") for n in names if n.endswith(" (reversed)")] == birewrites
+    assert [(r.rule, r.form, r.int_semantics) for r in reports if r.rule.startswith("fold/add")] == [
+        ("fold/add", "wraponly", "wrap"),
+        ("fold/add", "exact", "wrap"),
+        ("fold/add-bool", "wrap", "wrap"),
+    ]
+    assert len(reports) == 443  # as many proofs as before the rules were values
 
 
 def test_no_egg_rule_is_unsound_and_every_int_rule_is_checked(reports):
@@ -57,10 +66,12 @@ def test_no_egg_rule_is_unsound_and_every_int_rule_is_checked(reports):
     assert tested and all(r.instances > 0 for r in tested)
 
 
-def test_declared_semantics_come_from_the_ruleset(reports):
-    by = {(r.rule, r.ruleset): r.int_semantics for r in reports}
-    assert by[("comparisons/lt-add-const", "comparisons_guarded")] == "wrap"
-    assert by[("comparisons/lt-add-const", "comparisons_noovf")] == "no_overflow"
+def test_declared_semantics_come_from_the_declaration(reports):
+    by = {(r.rule, r.form): r.int_semantics for r in reports}
+    assert by[("comparisons/lt-add-const", "guarded")] == "wrap"
+    assert by[("comparisons/lt-add-const", "noovf")] == "no_overflow"
+    assert by[("intervals/add-clamped", "noovf")] == "no_overflow"
+    assert ("intervals/add-clamped", "guarded") not in by  # no guard: "wrap" does not run it
 
 
 def _one(text):
@@ -71,40 +82,34 @@ def _one(text):
 def test_an_unguarded_no_overflow_rule_declared_wrap_is_refuted():
     rule = _one(
         "(rule ((= e (Lt t (Add t2 x (Int a)) (Int b))) (= d (- b a)) (>= d -2147483648) (<= d 2147483647))"
-        ' ((union e (Lt t x (Int d)))) :ruleset comparisons :name "lt-add-const-unguarded")'
+        ' ((union e (Lt t x (Int d)))) :name "lt-add-const-unguarded")'
     )
     r = verify_egg_rule(rule)
     assert (r.status, r.int_semantics) == ("refuted", "wrap")
     x, a, b = r.counterexample["x"], r.counterexample["a"], r.counterexample["b"]
     wrapped = ((x + a + 2**31) % 2**32) - 2**31
     assert (wrapped < b) != (x < b - a)
-    noovf = verify_egg_rule(
-        rule.__class__(rule.name, "comparisons_noovf", "no_overflow", rule.query, rule.actions)
-    )
+    noovf = verify_egg_rule(rule.__class__(rule.name, "noovf", "no_overflow", rule.query, rule.actions))
     assert noovf.status == "proved"
 
 
 def test_the_chapters_unguarded_mod_div_is_refuted():
     rule = _one(
         "(rule ((= e (Div t (Mod t x (Int a)) (Int b))) (> b 0) (= 0 (% a b)) (= q (/ a b)))"
-        ' ((union e (Mod t (Div t x (Int b)) (Int q)))) :ruleset divmod :name "mod-div-chapter")'
+        ' ((union e (Mod t (Div t x (Int b)) (Int q)))) :name "mod-div-chapter")'
     )
     r = verify_egg_rule(rule)
     assert r.status == "refuted" and r.counterexample["a"] < 0
 
 
 def test_a_constant_out_of_int32_range_on_the_right_is_refuted():
-    rule = _one(
-        '(rewrite (Add t (Add t x (Int a)) (Int b)) (Add t x (Int (+ a b))) :ruleset r :name "no-wrap")'
-    )
+    rule = _one('(rewrite (Add t (Add t x (Int a)) (Int b)) (Add t x (Int (+ a b))) :name "no-wrap")')
     r = verify_egg_rule(rule)
     assert r.status == "refuted" and not -(2**31) <= r.counterexample["a"] + r.counterexample["b"] < 2**31
 
 
 def test_interval_facts_are_claims_to_prove():
-    wrong = _one(
-        '(rule ((= e (Mod "i32" a (Int c))) (> c 0)) ((set (lo e) 1)) :ruleset intervals :name "mod-lo-1")'
-    )
+    wrong = _one('(rule ((= e (Mod "i32" a (Int c))) (> c 0)) ((set (lo e) 1)) :name "mod-lo-1")')
     r = verify_egg_rule(wrong)
     assert r.status == "refuted" and r.counterexample["e"] == 0
 
@@ -113,53 +118,41 @@ def test_offset_facts_are_claims_to_prove_and_hypotheses_to_use():
     # AtLeast b c m claims b >= c + m: floor division keeps floor(m / d) of the offset, not one more
     wrong = _one(
         '(rule ((AtLeast p q m) (= e1 (Div "i32" p (Int d))) (= e2 (Div "i32" q (Int d))) (> d 0) (>= m 0)'
-        ' (= n (+ (/ m d) 1))) ((AtLeast e1 e2 n)) :ruleset offsets :name "div-one-more")'
+        ' (= n (+ (/ m d) 1))) ((AtLeast e1 e2 n)) :name "div-one-more")'
     )
     r = verify_egg_rule(wrong)
     assert r.status == "refuted" and r.counterexample["d"] > 0
     # a fact with offset 0 does not make c < b true
-    hasty = _one(
-        '(rule ((= e (Lt "bool" c b)) (AtLeast b c m) (>= m 0)) ((union e (Bool true)))'
-        ' :ruleset offsets :name "h")'
-    )
+    hasty = _one('(rule ((= e (Lt "bool" c b)) (AtLeast b c m) (>= m 0)) ((union e (Bool true))) :name "h")')
     r = verify_egg_rule(hasty)
     assert r.status == "refuted" and r.counterexample["m"] >= 0
-    right = _one(
-        '(rule ((= e (Lt "bool" c b)) (AtLeast b c m) (>= m 1)) ((union e (Bool true)))'
-        ' :ruleset offsets :name "r")'
-    )
+    right = _one('(rule ((= e (Lt "bool" c b)) (AtLeast b c m) (>= m 1)) ((union e (Bool true))) :name "r")')
     assert verify_egg_rule(right).status == "proved"
-    odd = verify_egg_rule(_one('(rule ((AtLeast 3 c m)) ((union c c)) :ruleset offsets :name "bad-atom")'))
+    odd = verify_egg_rule(_one('(rule ((AtLeast 3 c m)) ((union c c)) :name "bad-atom")'))
     assert (odd.status, odd.reason) == ("not_attempted", "relation atom (AtLeast 3 c m)")
-    short = verify_egg_rule(_one('(rule ((AtLeast c m)) ((union c c)) :ruleset offsets :name "two-args")'))
+    short = verify_egg_rule(_one('(rule ((AtLeast c m)) ((union c c)) :name "two-args")'))
     assert (short.status, short.reason) == ("not_attempted", "relation atom (AtLeast c m)")
 
 
 def test_digit_views_are_claims_to_prove_and_hypotheses_to_use():
     """DigitOf / RemOf / QuotOf (the digits family's views) claim the value of the term shape they
     name, with positive divisors: a view rule must prove it, a rule that matches views may use it."""
-    view = '(rule ((= r (Mod t x (Int a))) (> a 0)) ((RemOf r x a 1)) :ruleset digits :name "v")'
+    view = '(rule ((= r (Mod t x (Int a))) (> a 0)) ((RemOf r x a 1)) :name "v")'
     assert verify_egg_rule(_one(view)).status == "proved"
     unguarded = verify_egg_rule(_one(view.replace(" (> a 0)", "")))
     assert unguarded.status == "refuted" and unguarded.counterexample["a"] <= 0
-    wrong_view = (
-        "(rule ((= d (Mul t (Mod t x (Int a)) (Int s))) (> a 0)) ((DigitOf d x a 1 s))"
-        ' :ruleset digits :name "w")'
-    )
+    wrong_view = '(rule ((= d (Mul t (Mod t x (Int a)) (Int s))) (> a 0)) ((DigitOf d x a 1 s)) :name "w")'
     assert verify_egg_rule(_one(wrong_view)).status == "refuted"
     combine = (
         "(rule ((= e (Add t d r)) (DigitOf d x a b a) (RemOf r x a 1) (= p (* a b)) (<= p 2147483647))"
-        ' ((union e (Mod t x (Int {m})))) :ruleset digits :name "c")'
+        ' ((union e (Mod t x (Int {m})))) :name "c")'
     )
     assert verify_egg_rule(_one(combine.format(m="p"))).status in ("proved", "tested")
     assert verify_egg_rule(_one(combine.format(m="b"))).status == "refuted"
 
 
 def test_a_sum_keeps_multiples_under_wraparound_only_for_powers_of_two():
-    add = (
-        '(rule ((AskMult x c){pow2} (= x (Add "i32" a b)) (Mult a c) (Mult b c)) ((Mult x c))'
-        ' :ruleset divisibility :name "a")'
-    )
+    add = '(rule ((AskMult x c){pow2} (= x (Add "i32" a b)) (Mult a c) (Mult b c)) ((Mult x c)) :name "a")'
     any_c = verify_egg_rule(_one(add.format(pow2="")))
     assert any_c.status == "refuted"  # a + b wraps past a multiple of 12, say
     a, b, c, x = (any_c.counterexample[k] for k in "abcx")
@@ -170,7 +163,7 @@ def test_a_sum_keeps_multiples_under_wraparound_only_for_powers_of_two():
 
 def test_bitwise_and_of_i64_primitives_is_encoded():
     # k % 4 (floor) is k & 3 in two's complement, k & 7 is not: z3 finds a k with bit 2 set
-    low = '(rule ((= e (Mod "i32" (Int k) (Int 4))) (= g (& k 7))) ((union e (Int g))) :ruleset r :name "m")'
+    low = '(rule ((= e (Mod "i32" (Int k) (Int 4))) (= g (& k 7))) ((union e (Int g))) :name "m")'
     wrong = verify_egg_rule(_one(low))
     assert wrong.status == "refuted" and wrong.counterexample["k"] % 8 >= 4
     # a question built from d & -d claims nothing: proved
@@ -184,26 +177,22 @@ def test_a_fact_about_a_term_the_action_builds_is_a_claim():
         '(rule ((= e (Mul "i32" (Max "i32" a b) (Int k))) (> k 0) (<= k 4096))'
         ' ((let ak (Mul "i32" a (Int k)))'
     )
-    right = _one(builds + ' (AtLeast e ak 0)) :ruleset offsets_noovf :name "mul-max")')
+    right = _one(builds + ' (AtLeast e ak 0)) :name "mul-max" :semantics no_overflow)')
     assert verify_egg_rule(right).status == "proved"
-    wrong = verify_egg_rule(_one(builds + ' (AtLeast e ak 1)) :ruleset offsets_noovf :name "mul-max-1")'))
+    wrong = verify_egg_rule(_one(builds + ' (AtLeast e ak 1)) :name "mul-max-1" :semantics no_overflow)'))
     assert wrong.status == "refuted" and wrong.counterexample["k"] > 0
 
 
 def test_options_flags_and_unsupported_text():
-    rule = _one('(rewrite (Mul t x (Int 1)) x :subsume :ruleset identities :name "identities/mul-one")')
-    assert (rule.name, rule.ruleset, verify_egg_rule(rule).status) == (
-        "identities/mul-one",
-        "identities",
-        "proved",
-    )
-    odd = _one('(rewrite (Sqrt t (Int c)) (Int c) :ruleset r :name "sqrt")')
+    rule = _one('(rewrite (Mul t x (Int 1)) x :subsume :name "identities/mul-one")')
+    assert (rule.name, rule.form, verify_egg_rule(rule).status) == ("identities/mul-one", "wrap", "proved")
+    odd = _one('(rewrite (Sqrt t (Int c)) (Int c) :name "sqrt")')
     r = verify_egg_rule(odd)
     assert (r.status, r.reason) == ("not_attempted", "constructor Sqrt on the left-hand side")
 
 
 def test_an_inexact_f32_rewrite_is_refuted_by_random_testing():
-    rule = _one('(rewrite (Add t x (Flt 0)) x :ruleset identities :name "add-pos-zero-f32")')  # x + 0.0
+    rule = _one('(rewrite (Add t x (Flt 0)) x :name "add-pos-zero-f32")')  # x + 0.0
     r = verify_egg_rule(rule)
     assert (r.status, r.reason) == ("refuted", "f32, by random testing")
     assert str(r.counterexample["x"]) == "-0.0"
@@ -225,5 +214,5 @@ def test_each_rule_is_proved_in_a_z3_context_of_its_own():
     with pytest.raises(ZeroDivisionError), own_z3_context():
         1 / 0  # noqa: B018
     assert z3.main_ctx() is outside
-    rule = next(r for r in parse_egg_rules(FAMILIES["intervals"].egg) if r.name == "intervals/mul")
+    [rule] = egg_rules(FAMILIES["intervals"].rule("intervals/mul"))
     assert verify_egg_rule(rule, rlimit=1_000_000, instances=6).status == "proved"

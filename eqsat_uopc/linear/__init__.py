@@ -8,12 +8,11 @@ from eqsat_uopc.linear.compare import fold_compare
 from eqsat_uopc.linear.conditions import assume, fold_bool, fold_where
 from eqsat_uopc.linear.divmod import fold_divmod
 from eqsat_uopc.linear.form import LinearForm, Product
-from eqsat_uopc.linear.rules import ALGEBRA, ALGEBRA_RULES, simplify_algebra
+from eqsat_uopc.linear.rules import ALGEBRA, simplify_algebra
 from eqsat_uopc.linear.sums import fold_sum
 
 __all__ = [
     "ALGEBRA",
-    "ALGEBRA_RULES",
     "LinearForm",
     "Product",
     "assume",

@@ -1,5 +1,8 @@
 """The algebra as greedy rules: each fold of the linear forms and conditions, named and declared.
 
+(The saturation rule set declares them as the Python rules `linear/divmod-fold`, ... of the linear
+and boolean families: eqsat_uopc.rules.python_rules.ALGEBRA_RULES.)
+
 `ALGEBRA` is a PatternMatcher of the folds (divmod.py, compare.py, sums.py, conditions.py), every
 one sound under wraparound (each checks that the values it reasons about are exact). Composed with
 the symbolic rules sound under the run's int semantics, it rewrites a program greedily, bottom-up,
@@ -9,6 +12,8 @@ e-graph's rules go on from both.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from eqsat_uopc.greedy.matcher import PatternMatcher, Rule
 from eqsat_uopc.greedy.rewrite import graph_rewrite
@@ -22,31 +27,19 @@ from eqsat_uopc.linear.conditions import fold_bool, fold_where
 from eqsat_uopc.linear.divmod import fold_divmod
 from eqsat_uopc.linear.sums import fold_sum
 
-__all__ = ["ALGEBRA", "ALGEBRA_RULES", "simplify_algebra"]
-
-# rule name -> what it folds (the names the report counts and docs/rules.md lists)
-ALGEBRA_RULES = {
-    "linear/divmod-fold": "x // y and x % y on the linear form of x and the bounds of its terms",
-    "linear/compare-fold": "x < y and x != y on the linear form of x - y",
-    "linear/max-bounds": "max(x, y) is x when x's bounds lie at or above y's",
-    "linear/sum-fold": "like terms combined, quotient and remainder recombined",
-    "boolean/where-assume": "where(c, t, f): c and what it implies known in t and f",
-    "boolean/truth-table": "a boolean term decided on every consistent assignment of its atoms",
-}
+__all__ = ["ALGEBRA", "simplify_algebra", "simplify_algebra_counted"]
 
 ALGEBRA = PatternMatcher(
     [
-        Rule(
-            UPat((Ops.FLOORDIV, Ops.FLOORMOD), dtype=dtypes.i32, name="u"), fold_divmod, "linear/divmod-fold"
-        ),
-        Rule(UPat((Ops.CMPLT, Ops.CMPNE), name="u"), fold_compare, "linear/compare-fold"),
-        Rule(UPat(Ops.MAX, name="u"), fold_max, "linear/max-bounds"),
-        Rule(UPat(Ops.ADD, dtype=dtypes.i32, name="u"), fold_sum, "linear/sum-fold"),
-        Rule(UPat(Ops.WHERE, name="u"), fold_where, "boolean/where-assume"),
+        Rule(UPat((Ops.FLOORDIV, Ops.FLOORMOD), dtype=dtypes.i32, name="u"), fold_divmod, "divmod-fold"),
+        Rule(UPat((Ops.CMPLT, Ops.CMPNE), name="u"), fold_compare, "compare-fold"),
+        Rule(UPat(Ops.MAX, name="u"), fold_max, "max-bounds"),
+        Rule(UPat(Ops.ADD, dtype=dtypes.i32, name="u"), fold_sum, "sum-fold"),
+        Rule(UPat(Ops.WHERE, name="u"), fold_where, "where-assume"),
         Rule(
             UPat((Ops.WHERE, Ops.CMPNE, Ops.CMPLT, Ops.MAX, Ops.MUL, Ops.ADD), dtype=dtypes.bool, name="u"),
             fold_bool,
-            "boolean/truth-table",
+            "truth-table",
         ),
     ]
 )
@@ -54,16 +47,39 @@ ALGEBRA = PatternMatcher(
 # rewrite steps at most, per node of the program: a longer rewrite is abandoned (the algebra adds
 # nothing); the folds are canonical or shrink a term, so a fixed point comes in a few steps a node
 _STEPS_PER_NODE, _MIN_STEPS = 40, 2_000
-_matchers: dict[str, PatternMatcher] = {}
+_ALGEBRA_NAMES = frozenset(r.name for r in ALGEBRA.rules)
+
+
+class _Counting(PatternMatcher):
+    """The symbolic rules and the algebra, counting how often each algebra rule fires."""
+
+    def __init__(self, int_semantics: str) -> None:
+        super().__init__((sound_symbolic(int_semantics) + ALGEBRA).rules)
+        self.fired: dict[str, int] = {}
+
+    def rewrite(self, u: UOp, ctx: Any = None) -> UOp | None:
+        out = super().rewrite(u, ctx)
+        if out is not None and (name := self.last_fired.name) in _ALGEBRA_NAMES:
+            self.fired[name] = self.fired.get(name, 0) + 1
+        return out
+
+
+_matchers: dict[str, _Counting] = {}
 
 
 def simplify_algebra(u: UOp, int_semantics: str) -> UOp | None:
     """u rewritten by the symbolic rules sound under int_semantics and the algebra, to a fixed point;
     None if that takes too many steps."""
+    return simplify_algebra_counted(u, int_semantics)[0]
+
+
+def simplify_algebra_counted(u: UOp, int_semantics: str) -> tuple[UOp | None, dict[str, int]]:
+    """simplify_algebra, and how often each algebra rule fired ({"divmod-fold": 2, ...})."""
     pm = _matchers.get(int_semantics)
     if pm is None:
-        pm = _matchers[int_semantics] = sound_symbolic(int_semantics) + ALGEBRA
+        pm = _matchers[int_semantics] = _Counting(int_semantics)
+    pm.fired = {}
     try:
-        return graph_rewrite(u, pm, max_steps=max(_MIN_STEPS, _STEPS_PER_NODE * u.size))
+        return graph_rewrite(u, pm, max_steps=max(_MIN_STEPS, _STEPS_PER_NODE * u.size)), pm.fired
     except RuntimeError:
-        return None
+        return None, {}

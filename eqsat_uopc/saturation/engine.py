@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from egglog import bindings
 
-from eqsat_uopc.rules import FAMILIES, RuleSet, egglog_forms
+from eqsat_uopc.rules import RuleSet, egglog_forms
 from eqsat_uopc.saturation.errors import SaturationError
 from eqsat_uopc.saturation.relevance import Trigger, relevant_units, unit_triggers
 from eqsat_uopc.saturation.terms import SCHEMA
@@ -133,9 +133,10 @@ class Engine:
 
 
 def engine_key(rule_set: RuleSet, int_semantics: str) -> tuple:
-    """What an engine's parsed program depends on: the families' texts, not just the set's name (a
-    family can be registered again under the same name). Strings cache their hash: cheap to key."""
-    return (rule_set.families, int_semantics, tuple(FAMILIES[f].egg for f in rule_set.families))
+    """What an engine's parsed program depends on: the family values, not just their names (two
+    families of one name with different rules are different families). A Family caches its hash:
+    cheap to key."""
+    return (rule_set.family_names, int_semantics, rule_set.families)
 
 
 @dataclass(frozen=True)

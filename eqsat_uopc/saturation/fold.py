@@ -9,7 +9,7 @@ adds nothing means the Python rules are saturated too. The rules read e-nodes by
 (serialize.SNode), never by egglog's constructor names or type strings, and each family is one
 entry of `_SWEEPS`: the ops it looks at and its handler.
 
-Families (their rule names are listed in eqsat_uopc.rules):
+Families (the rules are declared as values in eqsat_uopc.rules.python_rules):
   fold        scalar ALU of constants -> exec_alu's value (every op and dtype, exactly; None from
               exec_alu means "do not fold"); an f32 double constant -> the f32 it denotes.
   identities  CMPLT/CMPNE(x, x) for a shaped int/bool x -> False of x's shape (the chapter's scalar
@@ -32,6 +32,17 @@ from egglog import bindings
 from eqsat_uopc.ir.dtype import dtypes, f32_bits, truncate
 from eqsat_uopc.ir.ops import ALU, Ops
 from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.rules.python_rules import (
+    CMP_SELF,
+    EXEC_ALU,
+    F64_TO_F32,
+    INDEX_EMPTY,
+    INDEX_INDEX,
+    INDEX_STACK,
+    INLINE_CALL,
+    LITERAL,
+    PUSH_STACK,
+)
 from eqsat_uopc.saturation.errors import SaturationBug
 from eqsat_uopc.saturation.lower import Lowerer
 from eqsat_uopc.saturation.serialize import Snapshot, SNode
@@ -40,16 +51,16 @@ from eqsat_uopc.semantics.alu import exec_alu
 
 __all__ = ["FoldStep", "needs_python_step"]
 
-# the Python rules' names, as eqsat_uopc.rules.PYTHON_RULES declares them
-FOLD_EXEC_ALU = "fold/exec-alu"
-FOLD_F64_TO_F32 = "fold/f64-to-f32"
-IDENTITIES_CMP_SELF = "identities/cmp-self"
-EVALUATE_LITERAL = "evaluate/literal"
-EVALUATE_PUSH_STACK = "evaluate/push-stack"
-EVALUATE_INDEX_EMPTY = "evaluate/index-empty"
-EVALUATE_INDEX_INDEX = "evaluate/index-index"
-EVALUATE_INDEX_STACK = "evaluate/index-stack"
-EVALUATE_INLINE_CALL = "evaluate/inline-call"
+# the Python rules' names, as eqsat_uopc.rules.python_rules declares them
+FOLD_EXEC_ALU = EXEC_ALU.name
+FOLD_F64_TO_F32 = F64_TO_F32.name
+IDENTITIES_CMP_SELF = CMP_SELF.name
+EVALUATE_LITERAL = LITERAL.name
+EVALUATE_PUSH_STACK = PUSH_STACK.name
+EVALUATE_INDEX_EMPTY = INDEX_EMPTY.name
+EVALUATE_INDEX_INDEX = INDEX_INDEX.name
+EVALUATE_INDEX_STACK = INDEX_STACK.name
+EVALUATE_INLINE_CALL = INLINE_CALL.name
 
 _INT_TYPES = (dtypes.i32, dtypes.bool)
 _ALU_ORDER = tuple(sorted(ALU, key=lambda o: o.value))  # the order the sweeps visit ALU e-nodes in

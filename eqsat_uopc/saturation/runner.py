@@ -174,7 +174,7 @@ class Runner:
         if isinstance(source, Engine):
             if source.key[:3] != engine_key(c.rule_set, c.int_semantics):
                 raise SaturationError(
-                    f"the engine given holds the rules of {'+'.join(source.rule_set.families) or 'none'}"
+                    f"the engine given holds the rules of {'+'.join(source.rule_set.family_names) or 'none'}"
                     f"/{source.int_semantics}, the run needs {c.rule_set.name}/{c.int_semantics}"
                 )
             source.begin()

@@ -11,8 +11,9 @@ on fixed edge-biased int32 inputs, computed as exec_alu does) matches a represen
 or under a side condition (`c > 0`, `0 <= x < c`, ...), is a candidate rule. Candidates are
 oriented, dropped when saturation with the rules kept so far already derives them, and proved with
 z3 by the suite's own rule verifier under wrap or no_overflow. The output is an ordinary `.egg`
-rule family: `eqsat_uopc.rules.load_family(path)` reads it, `register_family` makes it usable in a
-`RuleSet`; the bundled `rules/synth_small.egg` is in the rule set "default+synth".
+rule family: `eqsat_uopc.rules.load_family(path)` reads it into a Family value, which composes
+into a RuleSet like a bundled family (`rule_set("default") + family`); the bundled
+`rules/synth_small.egg` is in the rule set "default+synth".
 
 Modules: grammar (ops, leaves, conditions), fingerprint (inputs, vectorized evaluation),
 enumeration, rule (orientation, egglog text, instances), prove (z3 through verify), minimize

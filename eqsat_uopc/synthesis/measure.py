@@ -21,12 +21,12 @@ from eqsat_uopc.extract import extract
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp, UOpError
-from eqsat_uopc.rules import FAMILIES, RuleSet
+from eqsat_uopc.rules import FAMILIES, Family, RuleSet
 from eqsat_uopc.saturation import saturate
 from eqsat_uopc.synthesis.grammar import Grammar
 from eqsat_uopc.synthesis.minimize import derives
 from eqsat_uopc.synthesis.search import synthesize
-from eqsat_uopc.verify import parse_egg_rules
+from eqsat_uopc.verify import egg_rules
 from eqsat_uopc.verify.egg_text import Str
 
 __all__ = ["corpus_rows", "derivability", "handwritten_instances", "scaling_rows"]
@@ -218,17 +218,23 @@ def _instantiate(rule: Any, seed: int) -> tuple[UOp, UOp]:
     raise _NoInstance(reason)
 
 
-def handwritten_instances(families: Iterable[str] | None = None, seed: int = 0) -> list[dict[str, Any]]:
-    """One row per rule (first direction of a birewrite): `rule`, `family`, `int_semantics`, and
-    `lhs`/`rhs` UOps, or `reason` when no instance is built."""
-    names = list(families) if families is not None else [n for n, f in FAMILIES.items() if f.egg]
+def handwritten_instances(
+    families: Iterable[str | Family] | None = None, seed: int = 0
+) -> list[dict[str, Any]]:
+    """One row per egglog rule (the first direction of a birewrite; a no_overflow rule unguarded,
+    a rule with :exact in its wrapped form): `rule`, `family`, `int_semantics`, and `lhs`/`rhs`
+    UOps, or `reason` when no instance is built."""
+    chosen = (
+        [f for f in FAMILIES.values() if f.egg_rules]
+        if families is None
+        else [FAMILIES[f] if isinstance(f, str) else f for f in families]
+    )
     rows = []
-    for fam in names:
-        for rule in parse_egg_rules(FAMILIES[fam].egg):
-            if rule.name.endswith(" (reversed)") or rule.ruleset.endswith(("_guarded", "_exact")):
-                continue  # the same rewrite as its _noovf / _wraponly twin
-            sem = "no_overflow" if rule.ruleset.endswith(("_noovf", "_exact")) else "wrap"
-            row = {"rule": rule.name, "family": fam, "int_semantics": sem}
+    for fam in chosen:
+        for decl in fam.egg_rules:
+            kind = "noovf" if decl.semantics == "no_overflow" else decl.forms()[0]
+            rule = next(e for e in egg_rules(decl) if e.form == kind)
+            row = {"rule": decl.name, "family": fam.name, "int_semantics": decl.semantics}
             try:
                 row["lhs"], row["rhs"] = _instantiate(rule, seed)
             except _NoInstance as e:

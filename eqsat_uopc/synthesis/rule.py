@@ -5,13 +5,14 @@ Orientation keeps saturation bounded: the left-hand side is the larger term unde
 and a pair that is only a reordering under commutativity/associativity (what comm_assoc.egg
 already says) is no rule at all.
 
-egglog text: a term variable is an egglog variable (`x`), a constant variable an integer literal
-pattern (`(Int c1)`), a constant `(Int 2)` / `(Bool true)`; types are literal ("i32", "bool"), so a
-rule never applies to f32 or shaped terms. An unconditional rule over term variables only is a
-`rewrite`; otherwise a `rule` whose query holds the condition's atoms. A rule proved only under
-no_overflow is written twice: unguarded in `synth_noovf`, and, where interval arithmetic over the
-operands can express it, in `synth_guarded` with a query that proves from lo/hi that no ADD or MUL
-of either side leaves the int32 range (so `int_semantics="wrap"` may run it).
+egglog text: a rule declaration as a family file holds it (eqsat_uopc.rules.family). A term
+variable is an egglog variable (`x`), a constant variable an integer literal pattern (`(Int c1)`),
+a constant `(Int 2)` / `(Bool true)`; types are literal ("i32", "bool"), so a rule never applies to
+f32 or shaped terms. An unconditional rule over term variables only is a `rewrite`; otherwise a
+`rule` whose query holds the condition's atoms. A rule proved only under no_overflow is declared
+`:semantics no_overflow` with, where interval arithmetic over the operands can express it, a
+`:guard` that proves from lo/hi that no ADD or MUL of either side leaves the int32 range (so that
+`int_semantics="wrap"` may run its guarded form).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.synthesis.grammar import Condition, Grammar, default_constant_values
 
-__all__ = ["SynthRule", "ac_canonical", "infix", "orient", "rule_texts", "tree_size"]
+__all__ = ["SynthRule", "ac_canonical", "infix", "orient", "rule_text", "tree_size"]
 
 _CTOR = {
     Ops.ADD: "Add",
@@ -132,7 +133,7 @@ class SynthRule:
     rhs: UOp
     condition: Condition | None
     int_semantics: str  # "wrap" | "no_overflow"
-    guarded: bool = False  # a no_overflow rule that also has a synth_guarded twin
+    guarded: bool = False  # a no_overflow rule with a :guard (its guarded form runs under wrap)
 
     def comment(self, names: Mapping[int, str]) -> str:
         text = f"; {infix(self.lhs, names)} -> {infix(self.rhs, names)}"
@@ -162,26 +163,24 @@ def _uses_constant_variable(u: UOp, grammar: Grammar) -> bool:
     return any(grammar.is_constant_variable(n) for n in u.toposort())
 
 
-def _rule_form(rule: SynthRule, grammar: Grammar, ruleset: str, name: str, guard: list[str]) -> str:
+def rule_text(rule: SynthRule, grammar: Grammar, family: str = "synth") -> str:
+    """The rule's declaration, with its comment line before it: one form, from which the engine
+    generates what each int_semantics runs (a no_overflow rule's guarded form, from its :guard)."""
     lhs, rhs = pattern(rule.lhs, grammar), pattern(rule.rhs, grammar)
-    atoms = [*(rule.condition.egg_atoms() if rule.condition is not None else []), *guard]
+    atoms = list(dict.fromkeys(rule.condition.egg_atoms() if rule.condition is not None else []))
+    options = f':name "{rule.name}"'
+    if rule.int_semantics == "no_overflow":
+        options += " :semantics no_overflow"
+        guard = overflow_guard(rule, grammar) if rule.guarded else None
+        guard = [g for g in guard or () if g not in atoms]
+        if guard:
+            options += f"\n      :guard ({' '.join(guard)})"
     if not atoms and not _uses_constant_variable(rule.lhs, grammar):
-        return f'(rewrite {lhs} {rhs} :ruleset {ruleset} :name "{name}")'
-    query = " ".join([f"(= e {lhs})", *dict.fromkeys(atoms)])
-    return f'(rule ({query})\n      ((union e {rhs})) :ruleset {ruleset} :name "{name}")'
-
-
-def rule_texts(rule: SynthRule, grammar: Grammar, family: str = "synth") -> list[str]:
-    """The rule's egglog declarations (one; two for a guarded no_overflow rule), each with the
-    comment line before it."""
-    comment = rule.comment(grammar.names())
-    if rule.int_semantics == "wrap":
-        return [f"{comment}\n{_rule_form(rule, grammar, family, rule.name, [])}"]
-    out = [f"{comment}\n{_rule_form(rule, grammar, f'{family}_noovf', rule.name, [])}"]
-    guard = overflow_guard(rule, grammar) if rule.guarded else None
-    if guard is not None:
-        out.append(_rule_form(rule, grammar, f"{family}_guarded", rule.name, guard))
-    return out
+        form = f"(rewrite {lhs} {rhs} {options})"
+    else:
+        query = " ".join([f"(= e {lhs})", *atoms])
+        form = f"(rule ({query})\n      ((union e {rhs})) {options})"
+    return f"{rule.comment(grammar.names())}\n{form}"
 
 
 def overflow_guard(rule: SynthRule, grammar: Grammar) -> list[str] | None:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from eqsat_uopc.ir.ops import Ops
-from eqsat_uopc.rules import FAMILIES, RULE_SETS
+from eqsat_uopc.rules import RULE_SETS, Family
 from eqsat_uopc.synthesis.enumeration import Candidate, Enumerator
 from eqsat_uopc.synthesis.errors import SynthesisError
 from eqsat_uopc.synthesis.fingerprint import make_inputs, refines
@@ -40,7 +40,7 @@ from eqsat_uopc.synthesis.rule import (
     infix,
     instance,
     orient,
-    rule_texts,
+    rule_text,
     tree_size,
 )
 
@@ -94,7 +94,7 @@ class _Draft:
 BASES = tuple(dict.fromkeys(("none", *RULE_SETS)))
 
 
-def _base_families(base: str) -> tuple[str, ...]:
+def _base_families(base: str) -> tuple[str | Family, ...]:
     if base == "none":
         return SUPPORT_FAMILIES
     if base not in RULE_SETS:
@@ -222,15 +222,13 @@ def synthesize(
         cands.append(c)
     t_enum = time.perf_counter() - start
     drafts = _drafts(cands, grammar, inputs, record)
-    work = f"{family}__work"
     kept: list[SynthRule] = []
     taken: set[str] = set()
     complete = not enum.stopped
     timings = {"derive": 0.0, "prove": 0.0}
 
-    def rule_set() -> Any:
-        egg = _egg_body(kept, grammar, family)
-        return with_family(base_families, work, egg)
+    def rule_set() -> Any:  # the base and the rules kept so far: a value, nothing registered
+        return with_family(base_families, family, _egg_body(kept, grammar, family))
 
     current = rule_set()
     try:
@@ -249,7 +247,6 @@ def synthesize(
     finally:
         if sink is not None:
             sink.close()
-        FAMILIES.pop(work, None)
     stats = {
         "terms": enum.terms_seen,
         "representatives": sum(len(v) for d in enum.representatives.values() for v in d.values()),
@@ -336,10 +333,7 @@ class _Progress:
 
 
 def _egg_body(rules: list[SynthRule], g: Grammar, family: str) -> str:
-    lines = [f"(ruleset {family})", f"(ruleset {family}_noovf)", f"(ruleset {family}_guarded)", ""]
-    for r in rules:
-        lines += rule_texts(r, g, family)
-    return "\n".join(lines) + "\n"
+    return "".join(f"{rule_text(r, g, family)}\n" for r in rules)
 
 
 def egg_text(result: SynthesisResult) -> str:
@@ -353,16 +347,16 @@ def egg_text(result: SynthesisResult) -> str:
         f"; grammar: {g.describe()}",
         f"; {s.get('terms', 0)} terms, {s.get('candidates', 0)} candidates, {len(result.rules)} rules "
         f"({sems.count('wrap')} wrap, {sems.count('no_overflow')} no_overflow; "
-        f"{sum(r.guarded for r in result.rules)} of those with a guarded twin)",
+        f"{sum(r.guarded for r in result.rules)} of those with a guard)",
         "; dropped: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()) if k != "kept"),
-        f"; rulesets: {result.family} (wrap), {result.family}_noovf (no_overflow, unguarded), "
-        f"{result.family}_guarded (no_overflow, precondition proved from lo/hi: runs under wrap)",
+        "; a rule is wrap unless declared no_overflow; the :guard of a no_overflow rule proves from lo/hi",
+        '; that no ADD or MUL wraps, and makes the guarded form that int_semantics="wrap" runs.',
         f"; variables: {', '.join([*g.variables, *g.bool_variables]) or 'none'} match any e-class of "
         f"their type; {', '.join(g.constant_variables) or 'none'} match integer literals.",
     ]
     if not result.complete:
         header.append("; INCOMPLETE: stopped by the time limit or the candidate budget (rerun to continue)")
-    return "\n".join(header) + "\n" + _egg_body(result.rules, g, result.family)
+    return "\n".join(header) + "\n\n" + _egg_body(result.rules, g, result.family)
 
 
 def log_path_for(out: str | Path) -> Path:
@@ -372,7 +366,7 @@ def log_path_for(out: str | Path) -> Path:
 
 
 def write_family(result: SynthesisResult, out: str | Path) -> Path:
-    """Write the .egg file of a synthesis result (the family loads with rules.load_family)."""
+    """Write the .egg file of a synthesis result (rules.load_family(path) reads it into a Family)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(egg_text(result))

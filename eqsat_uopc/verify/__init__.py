@@ -4,7 +4,7 @@
     check_equivalent(a, b, int_semantics=..., samples=..., seed=..., backends=..., prove=...) -> Verdict
     verify_rules(rules, instances=...) -> [RuleVerification]        the greedy rules (random instances)
     no_overflow_only(reports) -> [(rule name, wrap counterexample)]
-    verify_saturation_rules(families=None) -> [EggRuleVerification]  the rules/*.egg rules (symbolic)
+    verify_saturation_rules(families=None) -> [EggRuleVerification]  every form of the rule values (symbolic)
     evaluate(program, params, ranges, int_semantics) -> Evaluation   (eqsat_uopc.semantics.evaluation)
 
 Modules: z3_encode (z3 terms: a domain of the one walk, eqsat_uopc.semantics.interpret, whose
@@ -29,6 +29,7 @@ from eqsat_uopc.verify.rules import (
 )
 from eqsat_uopc.verify.saturation_rules import (
     EggRuleVerification,
+    egg_rules,
     parse_egg_rules,
     verify_egg_rule,
     verify_saturation_rules,
@@ -52,6 +53,7 @@ __all__ = [
     "check_rule",
     "check_rules",
     "check_sound",
+    "egg_rules",
     "evaluate",
     "no_overflow_only",
     "parse_egg_rules",

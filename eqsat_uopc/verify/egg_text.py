@@ -1,10 +1,12 @@
-"""Reading egglog rule text: each rule as query atoms and actions (`rules.read_sexprs` reads the text).
+"""The rules to prove: each egglog form of a rule value as query atoms and actions.
 
-`parse_egg_rules(text)` returns one `EggRule` per `(rule ...)` and `(rewrite ...)`, and two per
-`(birewrite ...)` (the second named "<name> (reversed)"). A rewrite is read as the rule
-`((= $e LHS)) ((union $e RHS))`. Options (`:ruleset`, `:name`) and flags (`:subsume`) are
-recognised; the ruleset's suffix gives the semantics a rule is proved under
-(`eqsat_uopc.rules.ruleset_kind(ruleset).proved_under`).
+`egg_rules(rule)` gives one `EggRule` per form the declaration generates (`eqsat_uopc.rules.Rule.forms`:
+the guarded and the unguarded form of a no_overflow rule, the wrapped and the exact form of a rule
+with a new constant, ...), each to be proved under what its form kind says
+(`eqsat_uopc.rules.form_kind(kind).proved_under`: a guarded form under wrap, an unguarded
+no_overflow form under no_overflow), and two per birewrite (the second named "<name> (reversed)").
+A rewrite is read as the rule `((= $e LHS)) ((union $e RHS))`. `parse_egg_rules(text)` does the
+same for the rule declarations of a text (`eqsat_uopc.rules.read_rules`).
 """
 
 from __future__ import annotations
@@ -12,24 +14,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from eqsat_uopc.rules import Str, read_sexprs, ruleset_kind
+from eqsat_uopc.rules import Rule, Str, form_kind, read_rules, show, thaw
 
-__all__ = ["EggRule", "Str", "parse_egg_rules", "show"]
-
-
-def show(x: Any) -> str:
-    if isinstance(x, list):
-        return "(" + " ".join(show(e) for e in x) + ")"
-    return f'"{x}"' if isinstance(x, Str) else str(x)
+__all__ = ["EggRule", "Str", "egg_rules", "parse_egg_rules", "show"]
 
 
 @dataclass(frozen=True)
 class EggRule:
-    """One rule (one direction of a birewrite) as query atoms and actions."""
+    """One form of a rule (one direction of a birewrite) as query atoms and actions."""
 
     name: str
-    ruleset: str
-    int_semantics: str
+    form: str  # the form kind (rules.FORM_KINDS): "wrap", "guarded", "noovf", ...
+    int_semantics: str  # what it is proved under
     query: tuple[Any, ...]
     actions: tuple[Any, ...]
 
@@ -39,42 +35,24 @@ class EggRule:
         return f"{self.name}: {q} => {a}"
 
 
-def _options(form: list[Any], start: int) -> dict[str, Any]:
-    """`:key value` options after the rule proper; a flag with no value (`:subsume`) maps to True."""
-    opts: dict[str, Any] = {}
-    i = start
-    while i < len(form):
-        key = form[i]
-        if isinstance(key, str) and not isinstance(key, Str) and key.startswith(":"):
-            nxt = form[i + 1] if i + 1 < len(form) else None
-            if nxt is None or (isinstance(nxt, str) and not isinstance(nxt, Str) and nxt.startswith(":")):
-                opts[key] = True
-                i += 1
-                continue
-            opts[key] = nxt
-            i += 2
+def egg_rules(rule: Rule) -> list[EggRule]:
+    """The forms of rule to prove, each under its form kind's semantics (none for a Python rule)."""
+    out = []
+    for kind in rule.forms():
+        sem = form_kind(kind).proved_under
+        form = thaw(rule.form(kind, kind))
+        if form[0] == "rule":
+            out.append(EggRule(rule.name, kind, sem, tuple(form[1]), tuple(form[2])))
             continue
-        i += 1
-    return opts
+        lhs, rhs = form[1], form[2]
+        out.append(EggRule(rule.name, kind, sem, (["=", "$e", lhs],), (["union", "$e", rhs],)))
+        if form[0] == "birewrite":
+            out.append(
+                EggRule(f"{rule.name} (reversed)", kind, sem, (["=", "$e", rhs],), (["union", "$e", lhs],))
+            )
+    return out
 
 
 def parse_egg_rules(text: str) -> list[EggRule]:
-    """The rules of an egglog program (rewrite, birewrite in both directions, rule)."""
-    out = []
-    for form in read_sexprs(text):
-        if not isinstance(form, list) or not form or form[0] not in ("rewrite", "birewrite", "rule"):
-            continue
-        opts = _options(form, 3)
-        ruleset = str(opts.get(":ruleset", ""))
-        name = str(opts.get(":name", f"{form[0]}@{len(out)}"))
-        sem = ruleset_kind(ruleset).proved_under
-        if form[0] == "rule":
-            out.append(EggRule(name, ruleset, sem, tuple(form[1]), tuple(form[2])))
-            continue
-        lhs, rhs = form[1], form[2]
-        out.append(EggRule(name, ruleset, sem, (["=", "$e", lhs],), (["union", "$e", rhs],)))
-        if form[0] == "birewrite":
-            out.append(
-                EggRule(f"{name} (reversed)", ruleset, sem, (["=", "$e", rhs],), (["union", "$e", lhs],))
-            )
-    return out
+    """The forms to prove of every rule declared in an egglog text (rewrite, birewrite, rule)."""
+    return [e for r in read_rules(text) for e in egg_rules(r)]

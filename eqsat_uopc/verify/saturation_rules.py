@@ -1,4 +1,4 @@
-"""verify_saturation_rules: prove the egglog rules of rules/*.egg with z3, for every constant at once.
+"""verify_saturation_rules: prove the egglog rules of the rule values with z3, for every constant at once.
 
 A saturation rule is egglog text: `(rewrite LHS RHS)`, `(birewrite LHS RHS)` (checked both ways),
 or `(rule (QUERY ...) (ACTIONS ...))`. Its terms are the IR's ops in the encoding of
@@ -13,9 +13,10 @@ egglog primitives (`(= q (/ a b))`), compare them (`(> c 0)`) and read the inter
                 for `(set (lo e) v)` / `(set (hi e) v)`: v <= e / e <= v wherever e is defined
 
 so the guards are the hypotheses, and the proof covers every value of every constant, not a sample.
-The semantics is the rule's declaration, read from its ruleset's suffix through the one table
-`eqsat_uopc.rules.RULESET_KINDS` (`_noovf` rules are proved under "no_overflow"; `_guarded` ones,
-which must prove their precondition in the query, under "wrap", like the rest); i32 values
+What is proved is every egglog form a rule value generates (`eqsat_uopc.rules.Rule.forms`), each
+under the semantics of its form kind in the one table `eqsat_uopc.rules.FORM_KINDS`: a
+no_overflow rule's unguarded form under "no_overflow", its guarded form (whose :guard must prove
+the precondition in the query) under "wrap", like every wrap rule; i32 values
 are integers with explicit wraparound (z3_encode.py, wrap_encoding "int"), so egglog's i64
 primitives and the IR's values live in one theory. egglog's `/` and `%` truncate (as in Rust); `&`
 is supported with the mask 2**32 - 1 that fold.egg uses for wraparound.
@@ -42,11 +43,19 @@ from typing import Any
 import z3
 
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
+from eqsat_uopc.rules import FAMILIES, Family
 from eqsat_uopc.verify.egg_encode import F32, TYPES, Encoder, IllTyped, NeedType
-from eqsat_uopc.verify.egg_text import EggRule, parse_egg_rules
+from eqsat_uopc.verify.egg_text import EggRule, egg_rules, parse_egg_rules
 from eqsat_uopc.verify.z3_encode import NotEncodable, own_z3_context
 
-__all__ = ["EggRule", "EggRuleVerification", "parse_egg_rules", "verify_egg_rule", "verify_saturation_rules"]
+__all__ = [
+    "EggRule",
+    "EggRuleVerification",
+    "egg_rules",
+    "parse_egg_rules",
+    "verify_egg_rule",
+    "verify_saturation_rules",
+]
 
 
 # ---------------------------------------------------------------------------
@@ -58,7 +67,7 @@ class EggRuleVerification:
     """What verify_egg_rule found for one rule (one direction of a birewrite)."""
 
     rule: str
-    ruleset: str
+    form: str  # the form kind proved (rules.FORM_KINDS): "wrap", "guarded", "noovf", ...
     int_semantics: str
     # "proved" (for every constant), "tested" (proved on random constants, the symbolic question was
     # too hard), "refuted", "unknown", "vacuous", or "not_attempted"
@@ -226,7 +235,7 @@ def verify_egg_rule(
     random edge-biased values: each of those is linear, and the rule is then "tested". The f32
     typings of a rewrite are tested on f32_samples random inputs (egg_float.py).
     """
-    report = EggRuleVerification(rule.name, rule.ruleset, rule.int_semantics)
+    report = EggRuleVerification(rule.name, rule.form, rule.int_semantics)
     try:
         typings, f32 = _typings(rule)
     except NotEncodable as e:
@@ -319,21 +328,22 @@ def _prove(enc: Encoder, goals: list[Any], rlimit: int, timeout_ms: int) -> tupl
 
 
 def verify_saturation_rules(
-    families: Iterable[str] | None = None,
+    families: Iterable[str | Family] | None = None,
     rlimit: int = 2_000_000,
     instances: int = 24,
     seed: int = 0,
     f32_samples: int = 200,
 ) -> list[EggRuleVerification]:
-    """verify_egg_rule for every rule of the given rule families of eqsat_uopc.rules (all by default)."""
-    from eqsat_uopc import rules as rule_sets
-
-    names = list(families) if families is not None else [n for n, f in rule_sets.FAMILIES.items() if f.egg]
-    out = []
-    for name in names:
-        family = rule_sets.FAMILIES[name]
-        out += [
-            verify_egg_rule(r, rlimit, instances, seed, f32_samples=f32_samples)
-            for r in parse_egg_rules(family.egg)
-        ]
-    return out
+    """verify_egg_rule for every form of every egglog rule of the given families (Family values or
+    names of bundled ones; by default every bundled family): the rule values the engine runs."""
+    chosen = (
+        FAMILIES.values()
+        if families is None
+        else [FAMILIES[f] if isinstance(f, str) else f for f in families]
+    )
+    return [
+        verify_egg_rule(form, rlimit, instances, seed, f32_samples=f32_samples)
+        for family in chosen
+        for rule in family.egg_rules
+        for form in egg_rules(rule)
+    ]

@@ -14,12 +14,13 @@ from __future__ import annotations
 from eqsat_uopc.greedy.symbolic import simplify_under
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.rules.python_rules import PIECEWISE_COMPARE
 from eqsat_uopc.saturation.hooks.base import Additions, Hook, RunSetup, Seeds
 from eqsat_uopc.saturation.piecewise import decided_comparisons
 
 __all__ = ["DecidedComparisons"]
 
-RULE = "linear/piecewise-compare"
+RULE = PIECEWISE_COMPARE.name
 
 
 class DecidedComparisons(Hook):

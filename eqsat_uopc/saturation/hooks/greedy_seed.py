@@ -26,7 +26,7 @@ class GreedySeed(Hook):
         c = setup.config
         return (
             c.seed_greedy
-            and set(SYMBOLIC_FAMILIES) <= set(c.rule_set.families)
+            and set(SYMBOLIC_FAMILIES) <= set(c.rule_set.family_names)
             and all(u.dtype is not dtypes.f32 for u in setup.nodes)
         )
 

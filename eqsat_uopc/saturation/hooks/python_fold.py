@@ -25,12 +25,12 @@ class PythonFold(Hook):
 
     @classmethod
     def applies(cls, setup: RunSetup) -> bool:
-        families = set(setup.config.rule_set.families)
+        families = set(setup.config.rule_set.family_names)
         return needs_python_step(list(setup.nodes)) and any(f in families for f in _FOLD_FAMILIES)
 
     def attach(self, lowerer: Lowerer) -> None:
         super().attach(lowerer)
-        self._step = FoldStep(lowerer, set(self.setup.config.rule_set.families))
+        self._step = FoldStep(lowerer, set(self.setup.config.rule_set.family_names))
 
     def after_iteration(self, snapshot: Snapshot) -> int:
         unions = self._step(snapshot)
