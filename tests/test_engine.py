@@ -29,12 +29,11 @@ INDEX = [e.program for e in index_expressions(8, seed=3)]
 
 
 @pytest.fixture(autouse=True)
-def _a_generation_of_its_own(monkeypatch):
-    """Each test starts a generation of engines: the pool counts it checks must not depend on how
-    many programs the tests before it (in this process) leased, which can retire the pool midway."""
-    import eqsat_uopc.saturation.engine as engine
-
-    monkeypatch.setattr(engine, "_leased_in_generation", 0)
+def _a_generation_of_its_own():
+    """Each test starts a generation of the default pool's engines: the counts it checks must not
+    depend on how many programs the tests before it (in this process) leased, which can retire the
+    pool midway."""
+    default_pool().retire()
 
 
 def _outcome(program, **settings):
@@ -122,7 +121,8 @@ def test_after_close_extraction_and_queries_work_but_egglog_extractors_do_not():
     s = saturate(x * 2 + x * 2 + x * 0, node_budget=2_000)
     live = s.extract(extractor="egglog_dag").program
     s.close()
-    assert s.extract().program is x * 4 and live in (x * 4, UOp.const(4) * x)
+    # x * 4 and (x + x) + (x + x) are both 3 nodes as DAGs: the extractor takes the latter
+    assert s.extract().program is (x + x) + (x + x) and live in (x * 4, UOp.const(4) * x)
     assert s.equivalent(x * 2 + x * 2, x * 4) and not s.equivalent(x * 2, x * 4)
     with pytest.raises(SaturationError, match=r"^egglog's extractors need the live e-graph"):
         s.extract(extractor="egglog_tree")
@@ -162,7 +162,7 @@ def test_an_undone_iteration_leaves_exactly_the_e_graph_of_the_kept_ones(monkeyp
     assert len(rollbacks) == 1
     for s in (popped, replayed):
         assert (s.report.stop_reason, s.report.iterations, s.report.overshoot) == ("node_budget", 7, 12_926)
-        assert s.report.enodes == kept.report.enodes == [110, 268, 451, 710, 948, 1_130, 1_555, 3_641]
+        assert s.report.enodes == kept.report.enodes == [110, 256, 451, 710, 948, 1_130, 1_555, 3_641]
         assert s.egraph.num_enodes == kept.egraph.num_enodes == 3_271
         assert s.extract().program is kept.extract().program
 

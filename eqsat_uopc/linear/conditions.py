@@ -8,8 +8,8 @@
   bools) over atoms (i32 comparisons, bool inputs) is evaluated on every consistent assignment of
   its atoms: comparisons of one linear form are assigned the values that form takes between their
   thresholds, other atoms both values. A term with one value on all of them is that constant
-  (`(x < 7) || !(x < 7)`, `(x < 3) && (5 < x)`); one that agrees with an atom everywhere is that atom
-  (`(x < 3) || (x < 1)` is `x < 3`).
+  (`(x < 7) || !(x < 7)`, `(x < 3) && (5 < x)`); one that agrees with an atom or one of its own
+  subterms everywhere is the smallest such (`(x < 3) || (x < 1)` is `x < 3`, `a * a` is `a`).
 
 Both rewrite only terms whose atoms are total (no division by a range holding 0, no INDEX, no
 CALL), so that no undefined value is moved or dropped where it mattered.
@@ -258,7 +258,6 @@ def fold_bool(u: UOp) -> UOp | None:
         results.append((values, values[u]))
     if all(r == results[0][1] for _, r in results):
         return UOp.const(results[0][1])
-    for a in atoms:
-        if a.size < u.size and all(vals[a] == r for vals, r in results):
-            return a
-    return None
+    same = [n for n in (*atoms, *inner) if n is not u and all(vals[n] == r for vals, r in results)]
+    best = min(same, key=lambda n: n.size, default=None)  # an atom or a subterm: `a * a` is a
+    return best if best is not None and best.size < u.size else None

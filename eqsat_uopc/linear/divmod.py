@@ -16,6 +16,8 @@ mathematics) asks, in order, for `x // y` and `x % y` (i32, floor semantics):
   - the constant brought into [0, c): `(x + 7) // 4 -> (x + 3) // 4 + 1`;
   - a negative divisor: `x // -d = (-x) // d` and `x % -d = -((-x) % d)`, folded as above;
 - y a variable (its range excludes 0):
+  - a remainder modulo y inside the sum dropped: `(a % y + b) % y -> (a + b) % y`;
+  - a multiple of y's own linear form split off: `(v + 1) // (v + 1) -> 1`;
   - the symbolic gcd of the terms and y divided out: `(d*b + c*d) // d -> b + c`;
   - exact multiples of y split off (x, y >= 0): `(y*a + b) // y -> a + b // y`.
 
@@ -171,10 +173,12 @@ def _gcd(lx: LinearForm, c: int, mod: bool) -> UOp | None:
 
 def _nest_by_factor(lx: LinearForm, c: int, mod: bool) -> UOp | None:
     """x // c -> (x // f) // (c / f) for a coefficient f dividing c when x // f folds (and x % c from
-    it when x >= 0); the smallest result over such f. Each nesting divides coefficients, so it ends."""
+    it when x >= 0); the smallest result over such f, if not larger than x // c. Each nesting divides
+    coefficients, so it ends."""
     from eqsat_uopc.linear.rules import ALGEBRA  # the folds' own rules simplify the inner quotient
 
     best: UOp | None = None
+    limit = (lx.to_uop() % c if mod else lx.to_uop() // c).size  # not larger than x // c itself
     for f in sorted({abs(k) for _, k in lx.terms if 1 < abs(k) < c and c % abs(k) == 0}):
         inner = _fold_by_constant(None, lx, f, mod=False)
         if inner is None or not is_index(inner):
@@ -192,7 +196,7 @@ def _nest_by_factor(lx: LinearForm, c: int, mod: bool) -> UOp | None:
                 continue
             r = (inner % (c // f)) * f
             r = r + b.to_uop() if b.terms or b.const else r
-        if best is None or r.size < best.size:
+        if r.size <= (limit if best is None else best.size - 1):
             best = r
     return best
 
@@ -258,7 +262,7 @@ _INNER_STEPS = 2_000
 
 
 def _fold_by_variable(u: UOp, lx: LinearForm, x: UOp, y: UOp, mod: bool) -> UOp | None:
-    for fold in (_nested_mod_variable, _symbolic_gcd, _exact_multiples):
+    for fold in (_nested_mod_variable, _linear_multiple, _symbolic_gcd, _exact_multiples):
         r = fold(lx, y, mod)
         if r is not None and r is not u:
             return r
@@ -274,6 +278,26 @@ def _nested_mod_variable(lx: LinearForm, y: UOp, mod: bool) -> UOp | None:
         inner = LinearForm.of(a.src[0]) if a.op is Ops.FLOORMOD and a.src[1] is y else None
         out = out + (inner.scaled(f) if inner is not None and inner.fits() else LinearForm.atom(a, f))
     return out.to_uop() % y if out.fits() else None
+
+
+def _linear_multiple(lx: LinearForm, y: UOp, mod: bool) -> UOp | None:
+    """x = k*y + r for a sum y: x // y -> k + r // y, x % y -> r % y (`(v + 1) // (v + 1)` is 1), when r
+    has fewer terms than x."""
+    ly = LinearForm.of(y)
+    if ly is None or not ly.terms or not ly.fits():
+        return None
+    a0, c0 = ly.terms[0]
+    cx = dict(lx.terms).get(a0)
+    if cx is None or cx % c0:
+        return None
+    k = cx // c0
+    r = lx - ly.scaled(k)
+    if len(r.terms) >= len(lx.terms) or not r.fits() or not fits_i32(k, k):
+        return None
+    rest = r.to_uop()
+    if mod:
+        return UOp.const(0) if r.is_constant and r.const == 0 else rest % y
+    return UOp.const(k) if r.is_constant and r.const == 0 else rest // y + k
 
 
 def _products(lx: LinearForm) -> list[Product] | None:

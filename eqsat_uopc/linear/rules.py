@@ -27,7 +27,7 @@ from eqsat_uopc.linear.conditions import fold_bool, fold_where
 from eqsat_uopc.linear.divmod import fold_divmod
 from eqsat_uopc.linear.sums import fold_sum
 
-__all__ = ["ALGEBRA", "simplify_algebra", "simplify_algebra_counted"]
+__all__ = ["ALGEBRA", "simplify_algebra", "simplify_algebra_steps"]
 
 ALGEBRA = PatternMatcher(
     [
@@ -50,36 +50,41 @@ _STEPS_PER_NODE, _MIN_STEPS = 40, 2_000
 _ALGEBRA_NAMES = frozenset(r.name for r in ALGEBRA.rules)
 
 
-class _Counting(PatternMatcher):
-    """The symbolic rules and the algebra, counting how often each algebra rule fires."""
+_MAX_STEPS_KEPT = 64  # the algebra's rewrites kept as equalities per run, at most
+
+
+class _Recording(PatternMatcher):
+    """The symbolic rules and the algebra, recording each rewrite an algebra rule makes."""
 
     def __init__(self, int_semantics: str) -> None:
         super().__init__((sound_symbolic(int_semantics) + ALGEBRA).rules)
-        self.fired: dict[str, int] = {}
+        self.steps: list[tuple[str, UOp, UOp]] = []
 
     def rewrite(self, u: UOp, ctx: Any = None) -> UOp | None:
         out = super().rewrite(u, ctx)
         if out is not None and (name := self.last_fired.name) in _ALGEBRA_NAMES:
-            self.fired[name] = self.fired.get(name, 0) + 1
+            self.steps.append((name, u, out))
         return out
 
 
-_matchers: dict[str, _Counting] = {}
+_matchers: dict[str, _Recording] = {}
 
 
 def simplify_algebra(u: UOp, int_semantics: str) -> UOp | None:
     """u rewritten by the symbolic rules sound under int_semantics and the algebra, to a fixed point;
     None if that takes too many steps."""
-    return simplify_algebra_counted(u, int_semantics)[0]
+    return simplify_algebra_steps(u, int_semantics)[0]
 
 
-def simplify_algebra_counted(u: UOp, int_semantics: str) -> tuple[UOp | None, dict[str, int]]:
-    """simplify_algebra, and how often each algebra rule fired ({"divmod-fold": 2, ...})."""
+def simplify_algebra_steps(u: UOp, int_semantics: str) -> tuple[UOp | None, list[tuple[str, UOp, UOp]]]:
+    """simplify_algebra, and the rewrites its algebra rules made on the way, in order ((rule name,
+    term, its rewrite): `("divmod-fold", (a*6)//9, (a*2)//3)`; the first _MAX_STEPS_KEPT)."""
     pm = _matchers.get(int_semantics)
     if pm is None:
-        pm = _matchers[int_semantics] = _Counting(int_semantics)
-    pm.fired = {}
+        pm = _matchers[int_semantics] = _Recording(int_semantics)
+    pm.steps = []
     try:
-        return graph_rewrite(u, pm, max_steps=max(_MIN_STEPS, _STEPS_PER_NODE * u.size)), pm.fired
+        result = graph_rewrite(u, pm, max_steps=max(_MIN_STEPS, _STEPS_PER_NODE * u.size))
     except RuntimeError:
-        return None, {}
+        return None, []
+    return result, pm.steps[:_MAX_STEPS_KEPT]

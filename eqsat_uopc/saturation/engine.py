@@ -207,8 +207,7 @@ class EnginePool:
         """An engine for (rule_set, int_semantics), holding only the units `keep` if given, with a
         program begun on it: idle in the pool, or new."""
         if self._leased_in_generation >= self.programs_per_generation:
-            self.generation, self._leased_in_generation = self.generation + 1, 0
-            self.clear()
+            self.retire()
         self._leased_in_generation += 1
         key = (*engine_key(rule_set, int_semantics), keep)
         idle = self._idle[key]
@@ -220,6 +219,12 @@ class EnginePool:
         self._stats[engine.key[:2]]["programs"] += 1
         engine.begin()
         return engine
+
+    def retire(self) -> None:
+        """Start a new generation now: every idle engine is dropped, and one still leased retires at its
+        release."""
+        self.generation, self._leased_in_generation = self.generation + 1, 0
+        self.clear()
 
     def give_back(self, engine: Engine) -> None:
         """Take back an engine whose program was released: idle again, unless its generation retired."""

@@ -1,24 +1,28 @@
-"""The index algebra's result in the root's e-class before saturating (rules.python_rules.ALGEBRA_RULES).
+"""The index algebra in the root's e-class before saturating (rules.python_rules.ALGEBRA_RULES).
 
 The folds of eqsat_uopc.linear (division, remainder and comparison on linear forms, sums
 recombined, conditions assumed in their branches, boolean terms decided by truth tables) rewrite
-the program greedily, with the symbolic rules sound under the run's int semantics, to a fixed point;
-(from the greedy seed, which the symbolic rules have rewritten once already) the result joins the
-program's e-class and is an extraction candidate, so the e-graph's rules start
-from it and `optimize` never returns more than it. The folds are exact (each checks that the values
+the program greedily, with the symbolic rules sound under the run's int semantics, to a fixed point.
+Twice: from the program and from the greedy seed, whose spelling (the symbolic rules rewrote it
+once) can hide or show a fold (`(4x % 6) // 3` is `(-2x) // 3` for x in [-2, 0], which `(4x // 3) % 2`
+does not show). Each result joins the program's e-class and is an extraction candidate, so the
+e-graph's rules start from it and `optimize` never returns more than it; each rewrite an algebra
+rule made on the way is an equality too, so that extraction may take an intermediate form (the
+constant of `(5 - 4x) // 6` shared with another 6). The folds are exact (each checks that the values
 it reasons about fit in int32), so the hook runs under either int semantics.
 """
 
 from __future__ import annotations
 
 from eqsat_uopc.ir.dtype import dtypes
-from eqsat_uopc.linear.rules import simplify_algebra_counted
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.linear.rules import simplify_algebra_steps
 from eqsat_uopc.rules.python_rules import ALGEBRA_RULES
 from eqsat_uopc.saturation.hooks.base import Additions, Hook, RunSetup, Seeds
 
 __all__ = ["IndexAlgebra"]
 
-# the greedy rules' names ("divmod-fold") -> the Python rules the rule set declares ("linear/divmod-fold")
+# the greedy rules' names (divmod-fold) -> the names of the Python rules the rule set declares
 _DECLARED = {rule.name.split("/", 1)[1]: rule.name for rule in ALGEBRA_RULES}
 
 
@@ -36,9 +40,18 @@ class IndexAlgebra(Hook):
     def start(self, seeds: Seeds) -> Additions:
         if seeds.root_constant():
             return Additions()  # decided already: nothing is smaller than a constant
-        start = seeds.root_terms.get("greedy", seeds.program)  # rewritten once by the symbolic rules
-        result, fired = simplify_algebra_counted(start, self.setup.config.int_semantics)
-        if result is None or result in seeds.roots:
-            return Additions()
-        matches = {_DECLARED[name]: n for name, n in fired.items()}
-        return Additions(root_terms={"algebra": result}, matches=matches)
+        sem = self.setup.config.int_semantics
+        starts = dict.fromkeys((seeds.program, seeds.root_terms.get("greedy", seeds.program)))
+        results: dict[str, UOp] = {}
+        equalities: dict[tuple[UOp, UOp], None] = {}
+        matches: dict[str, int] = {}
+        for k, start in enumerate(starts):
+            result, steps = simplify_algebra_steps(start, sem)
+            if result is None:
+                continue
+            if result not in seeds.roots and result not in results.values():
+                results["algebra" if k == 0 else "algebra-greedy"] = result
+            for name, before, after in steps:
+                equalities[(before, after)] = None
+                matches[_DECLARED[name]] = matches.get(_DECLARED[name], 0) + 1
+        return Additions(root_terms=results, equalities=tuple(equalities), matches=matches)
