@@ -379,3 +379,17 @@ def test_the_algebra_respects_int32_limits():
     assert fold_compare(big + 1 < big + 3) is None  # big + 3 may wrap: its value is not big's plus 3
     assert fold_sum(big + big * -1 + 5) is UOp.const(5)  # ring arithmetic: exact under wraparound
     assert fold_sum(big * 2**30 + big * 2**30) is None  # the coefficient 2**31 is no int32
+
+
+def test_no_overflow_takes_every_value_as_exact_and_still_checks_what_it_writes():
+    from eqsat_uopc.linear import fold_compare as compare
+
+    x = P(0, -536870901, 0)  # 5*x may leave int32: only no_overflow says it does not
+    assert fold_divmod((x * 5) // 15) is None
+    assert fold_divmod((x * 5) // 15, exact=True) is x // 3
+    y = P(1, 0, 2147483646)
+    assert fold_divmod((y + 2) % -2) is None and fold_divmod((y + 2) % -2, exact=True) is y % -2
+    assert compare(y + 5 < y + 7) is None and compare(y + 5 < y + 7, exact=True) is UOp.const(True)
+    assert simplify_algebra((y * 2) // -2 < 0, "no_overflow") is (UOp.const(0) < y)
+    assert simplify_algebra((x * 5) // 15, "wrap") is (x * 5) // 15
+    assert simplify_algebra((x * 5) // 15, "no_overflow") is x // 3

@@ -33,26 +33,28 @@ from eqsat_uopc.linear.form import LinearForm, atom_bounds, fits_i32, is_index
 __all__ = ["difference", "fold_compare", "fold_max"]
 
 
-def difference(u: UOp) -> LinearForm | None:
-    """lhs - rhs of an i32 comparison u, when both sides' values are exact."""
+def difference(u: UOp, exact: bool = False) -> LinearForm | None:
+    """lhs - rhs of an i32 comparison u, when both sides' values are exact (their linear forms fit
+    int32, or `exact`: no_overflow takes every intermediate value as exact)."""
     if u.op not in (Ops.CMPLT, Ops.CMPNE) or not is_index(u.src[0]) or u.shape:
         return None
     a, b = LinearForm.of(u.src[0]), LinearForm.of(u.src[1])
-    if a is None or b is None or not a.fits() or not b.fits():
+    if a is None or b is None or not (exact or (a.fits() and b.fits())):
         return None
     return a - b
 
 
-def fold_compare(u: UOp) -> UOp | None:
-    """A constant or a smaller comparison equal to the i32 comparison u, or None."""
-    d = difference(u)
+def fold_compare(u: UOp, exact: bool = False) -> UOp | None:
+    """A constant or a smaller comparison equal to the i32 comparison u, or None (`exact`: see
+    difference)."""
+    d = difference(u, exact)
     if d is None:
         return None
     lo, hi = d.bounds()
     if u.op is Ops.CMPLT:
         if hi < 0 or lo >= 0:
             return UOp.const(hi < 0)
-        r = _normal_lt(d)
+        r = _normal_lt(d, exact)
     else:
         if hi < 0 or lo > 0:
             return UOp.const(True)
@@ -69,7 +71,7 @@ def _weight(u: UOp) -> tuple[int, int]:
     return len(nodes), sum(abs(n.arg) for n in nodes if n.op is Ops.CONST and n.dtype is not dtypes.bool)
 
 
-def _normal_lt(d: LinearForm) -> UOp | None:
+def _normal_lt(d: LinearForm, exact: bool) -> UOp | None:
     """`d < 0` with the gcd divided out, a narrow remainder dropped, a simplex or a lone division
     unwrapped."""
     g = d.coefficient_gcd()
@@ -85,7 +87,7 @@ def _normal_lt(d: LinearForm) -> UOp | None:
             z, dd = LinearForm.of(a.src[0]), a.src[1].arg
             if z is not None and dd < 0:  # z // -d = (-z) // d
                 z, dd = z.scaled(-1), -dd
-            if z is not None and z.fits():
+            if z is not None and (exact or z.fits()):
                 # z // dd < k <=> z < k*dd;  -(z // dd) < k <=> z // dd > -k <=> z >= (1 - k)*dd
                 bound = k * dd if c == 1 else (1 - k) * dd
                 if fits_i32(bound - 1, bound):

@@ -52,13 +52,15 @@ def quotient_range(x: tuple[int, int], y: tuple[int, int]) -> tuple[int, int] | 
     return min(corners), max(corners)
 
 
-def fold_divmod(u: UOp) -> UOp | None:
-    """A simpler term for an i32 FLOORDIV or FLOORMOD u, or None."""
+def fold_divmod(u: UOp, exact: bool = False) -> UOp | None:
+    """A simpler term for an i32 FLOORDIV or FLOORMOD u, or None. `exact`: the numerator's value is
+    taken as its linear form's without checking that it fits int32 (no_overflow assumes every
+    intermediate value of the program exact; the results are checked either way)."""
     if u.op not in (Ops.FLOORDIV, Ops.FLOORMOD) or not is_index(u):
         return None
     x, y = u.src
     lx = LinearForm.of(x)
-    if lx is None or not lx.fits():
+    if lx is None or not (exact or lx.fits()):
         return None
     mod = u.op is Ops.FLOORMOD
     yb = atom_bounds(y) if y.op is not Ops.CONST else (y.arg, y.arg)
@@ -72,7 +74,7 @@ def fold_divmod(u: UOp) -> UOp | None:
         return _checked(lx - ly.scaled(q[0])) if ly is not None else None
     if y.op is Ops.CONST:
         return _fold_by_constant(u, lx, y.arg, mod)
-    return _fold_by_variable(u, lx, x, y, mod)
+    return _fold_by_variable(u, lx, x, y, mod, exact)
 
 
 def _checked(form: LinearForm) -> UOp | None:
@@ -261,30 +263,31 @@ _INNER_STEPS = 2_000
 # -- variable divisors
 
 
-def _fold_by_variable(u: UOp, lx: LinearForm, x: UOp, y: UOp, mod: bool) -> UOp | None:
+def _fold_by_variable(u: UOp, lx: LinearForm, x: UOp, y: UOp, mod: bool, exact: bool) -> UOp | None:
     for fold in (_nested_mod_variable, _linear_multiple, _symbolic_gcd, _exact_multiples):
-        r = fold(lx, y, mod)
+        r = fold(lx, y, mod, exact)
         if r is not None and r is not u:
             return r
     return None
 
 
-def _nested_mod_variable(lx: LinearForm, y: UOp, mod: bool) -> UOp | None:
+def _nested_mod_variable(lx: LinearForm, y: UOp, mod: bool, exact: bool) -> UOp | None:
     """(a % y + b) % y -> (a + b) % y: a residue modulo y is congruent to what it is the residue of."""
     if not mod or not any(a.op is Ops.FLOORMOD and a.src[1] is y for a, _ in lx.terms):
         return None
     out = LinearForm.constant(lx.const)
     for a, f in lx.terms:
         inner = LinearForm.of(a.src[0]) if a.op is Ops.FLOORMOD and a.src[1] is y else None
-        out = out + (inner.scaled(f) if inner is not None and inner.fits() else LinearForm.atom(a, f))
+        exact_inner = inner is not None and (exact or inner.fits())
+        out = out + (inner.scaled(f) if exact_inner else LinearForm.atom(a, f))
     return out.to_uop() % y if out.fits() else None
 
 
-def _linear_multiple(lx: LinearForm, y: UOp, mod: bool) -> UOp | None:
+def _linear_multiple(lx: LinearForm, y: UOp, mod: bool, exact: bool) -> UOp | None:
     """x = k*y + r for a sum y: x // y -> k + r // y, x % y -> r % y (`(v + 1) // (v + 1)` is 1), when r
     has fewer terms than x."""
     ly = LinearForm.of(y)
-    if ly is None or not ly.terms or not ly.fits():
+    if ly is None or not ly.terms or not (exact or ly.fits()):
         return None
     a0, c0 = ly.terms[0]
     cx = dict(lx.terms).get(a0)
@@ -343,7 +346,7 @@ def _sum_of(products: list[Product]) -> UOp:
     return form.to_uop()
 
 
-def _symbolic_gcd(lx: LinearForm, y: UOp, mod: bool) -> UOp | None:
+def _symbolic_gcd(lx: LinearForm, y: UOp, mod: bool, exact: bool) -> UOp | None:
     """x // y -> (x/g) // (y/g), x % y -> ((x/g) % (y/g)) * g, for the gcd g of y and x's terms."""
     terms = _products(lx)
     py = Product.of(y)
@@ -367,7 +370,7 @@ def _symbolic_gcd(lx: LinearForm, y: UOp, mod: bool) -> UOp | None:
     return (nx % ny) * g.to_uop()
 
 
-def _exact_multiples(lx: LinearForm, y: UOp, mod: bool) -> UOp | None:
+def _exact_multiples(lx: LinearForm, y: UOp, mod: bool, exact: bool) -> UOp | None:
     """(y*a + b) // y -> a + b // y and (y*a + b) % y -> b % y, x >= 0 and y > 0."""
     py = Product.of(y)
     if lx.bounds()[0] < 0 or atom_bounds(y)[0] <= 0 or not _product_fits(py):

@@ -27,22 +27,38 @@ from eqsat_uopc.linear.conditions import fold_bool, fold_where
 from eqsat_uopc.linear.divmod import fold_divmod
 from eqsat_uopc.linear.sums import fold_sum
 
-__all__ = ["ALGEBRA", "simplify_algebra", "simplify_algebra_steps"]
+__all__ = ["ALGEBRA", "ALGEBRA_NO_OVERFLOW", "simplify_algebra", "simplify_algebra_steps"]
 
-ALGEBRA = PatternMatcher(
-    [
-        Rule(UPat((Ops.FLOORDIV, Ops.FLOORMOD), dtype=dtypes.i32, name="u"), fold_divmod, "divmod-fold"),
-        Rule(UPat((Ops.CMPLT, Ops.CMPNE), name="u"), fold_compare, "compare-fold"),
-        Rule(UPat(Ops.MAX, name="u"), fold_max, "max-bounds"),
-        Rule(UPat(Ops.ADD, dtype=dtypes.i32, name="u"), fold_sum, "sum-fold"),
-        Rule(UPat(Ops.WHERE, name="u"), fold_where, "where-assume"),
-        Rule(
-            UPat((Ops.WHERE, Ops.CMPNE, Ops.CMPLT, Ops.MAX, Ops.MUL, Ops.ADD), dtype=dtypes.bool, name="u"),
-            fold_bool,
-            "truth-table",
-        ),
-    ]
-)
+
+_BOOL_OPS = (Ops.WHERE, Ops.CMPNE, Ops.CMPLT, Ops.MAX, Ops.MUL, Ops.ADD)  # the IR's boolean operators
+
+
+def _algebra(exact: bool) -> PatternMatcher:
+    """The folds as rules; `exact` (under no_overflow) takes every term's value as its linear form's."""
+    return PatternMatcher(
+        [
+            Rule(
+                UPat((Ops.FLOORDIV, Ops.FLOORMOD), dtype=dtypes.i32, name="u"),
+                lambda u: fold_divmod(u, exact),
+                "divmod-fold",
+            ),
+            Rule(UPat((Ops.CMPLT, Ops.CMPNE), name="u"), lambda u: fold_compare(u, exact), "compare-fold"),
+            Rule(UPat(Ops.MAX, name="u"), fold_max, "max-bounds"),
+            Rule(UPat(Ops.ADD, dtype=dtypes.i32, name="u"), lambda u: fold_sum(u, exact), "sum-fold"),
+            Rule(UPat(Ops.WHERE, name="u"), fold_where, "where-assume"),
+            Rule(
+                UPat(
+                    (Ops.WHERE, Ops.CMPNE, Ops.CMPLT, Ops.MAX, Ops.MUL, Ops.ADD), dtype=dtypes.bool, name="u"
+                ),
+                fold_bool,
+                "truth-table",
+            ),
+        ]
+    )
+
+
+ALGEBRA = _algebra(exact=False)  # sound under wraparound: every fold checks that its values fit
+ALGEBRA_NO_OVERFLOW = _algebra(exact=True)
 
 # rewrite steps at most, per node of the program: a longer rewrite is abandoned (the algebra adds
 # nothing); the folds are canonical or shrink a term, so a fixed point comes in a few steps a node
@@ -57,7 +73,8 @@ class _Recording(PatternMatcher):
     """The symbolic rules and the algebra, recording each rewrite an algebra rule makes."""
 
     def __init__(self, int_semantics: str) -> None:
-        super().__init__((sound_symbolic(int_semantics) + ALGEBRA).rules)
+        algebra = ALGEBRA_NO_OVERFLOW if int_semantics == "no_overflow" else ALGEBRA
+        super().__init__((sound_symbolic(int_semantics) + algebra).rules)
         self.steps: list[tuple[str, UOp, UOp]] = []
 
     def rewrite(self, u: UOp, ctx: Any = None) -> UOp | None:

@@ -22,14 +22,15 @@ from eqsat_uopc.linear.form import LinearForm, fits_i32, is_index
 __all__ = ["fold_sum"]
 
 
-def fold_sum(u: UOp) -> UOp | None:
-    """A sum equal to the i32 ADD u with its div/mod pairs recombined and like terms combined, or None."""
+def fold_sum(u: UOp, exact: bool = False) -> UOp | None:
+    """A sum equal to the i32 ADD u with its div/mod pairs recombined and like terms combined, or None
+    (`exact`: the terms' values are taken as exact, as no_overflow assumes)."""
     if u.op is not Ops.ADD or not is_index(u):
         return None
     lf = LinearForm.of(u)
     if lf is None:
         return None
-    recombined = _recombine(lf)
+    recombined = _recombine(lf, exact)
     form = recombined or lf
     if not all(fits_i32(k, k) for k in (form.const, *(c for _, c in form.terms))):
         return None  # a coefficient beyond int32 would be a wrapped constant
@@ -45,29 +46,29 @@ def _const_divisor(a: UOp, op: Ops) -> int | None:
     return None
 
 
-def _offset(a: LinearForm | None, b: LinearForm | None) -> int | None:
+def _offset(a: LinearForm | None, b: LinearForm | None, exact: bool) -> int | None:
     """a - b when it is a constant; 0 when a and b are one term (then whatever its value)."""
     if a is None or b is None:
         return None
     if a == b:
         return 0
-    if not (a.fits() and b.fits()):
+    if not (exact or (a.fits() and b.fits())):
         return None  # the terms' values are exact only then
     d = a - b
     return d.const if d.is_constant else None
 
 
-def _recombine(lf: LinearForm) -> LinearForm | None:
+def _recombine(lf: LinearForm, exact: bool) -> LinearForm | None:
     """lf with one remainder and its quotient joined (repeatedly), or None if none is."""
     changed = False
     while True:
-        step = _recombine_once(lf)
+        step = _recombine_once(lf, exact)
         if step is None:
             return lf if changed else None
         lf, changed = step, True
 
 
-def _recombine_once(lf: LinearForm) -> LinearForm | None:
+def _recombine_once(lf: LinearForm, exact: bool) -> LinearForm | None:
     for mod_atom, m in lf.terms:
         div = _const_divisor(mod_atom, Ops.FLOORMOD)
         if div is None:
@@ -78,35 +79,35 @@ def _recombine_once(lf: LinearForm) -> LinearForm | None:
             if q is mod_atom or cq != div * m:
                 continue
             rest = lf - LinearForm.atom(mod_atom, m) - LinearForm.atom(q, cq)
-            joined = _full(lbase, base, q, div, m)
+            joined = _full(lbase, base, q, div, m, exact)
             if joined is not None:
                 return rest + joined
-            joined = _partial(lbase, q, div, m)
+            joined = _partial(lbase, q, div, m, exact)
             if joined is not None:
                 return rest + joined
     return None
 
 
-def _full(lbase: LinearForm | None, base: UOp, q: UOp, div: int, m: int) -> LinearForm | None:
+def _full(lbase: LinearForm | None, base: UOp, q: UOp, div: int, m: int, exact: bool) -> LinearForm | None:
     """m*(base % div) + m*div*q as m*base - m*t, when q = base//div - t/div."""
     D = _const_divisor(q, Ops.FLOORDIV)
     if D is None or lbase is None:
         return None
     lnum = LinearForm.of(q.src[0])
     if div == D:  # q = B // div, base = B + t
-        t = _offset(lbase, lnum)
+        t = _offset(lbase, lnum, exact)
         if t is None or t % div:
             return None
         return lbase.scaled(m).plus(-m * t)
     if D % div:
         return None
     k = D // div  # q = B // (k*div) = (B // k) // div; base = (B' // k) + a with B' = B + s
-    if len(lbase.terms) != 1 or lbase.terms[0][1] != 1 or not lbase.fits():
+    if len(lbase.terms) != 1 or lbase.terms[0][1] != 1 or not (exact or lbase.fits()):
         return None
     inner = lbase.terms[0][0]
     if _const_divisor(inner, Ops.FLOORDIV) != k:
         return None
-    s = _offset(LinearForm.of(inner.src[0]), lnum)
+    s = _offset(LinearForm.of(inner.src[0]), lnum, exact)
     if s is None:
         return None
     total = s + lbase.const * k  # base = (B + total) // k
@@ -115,7 +116,7 @@ def _full(lbase: LinearForm | None, base: UOp, q: UOp, div: int, m: int) -> Line
     return lbase.scaled(m).plus(-m * (total // k))
 
 
-def _partial(lbase: LinearForm | None, q: UOp, div: int, m: int) -> LinearForm | None:
+def _partial(lbase: LinearForm | None, q: UOp, div: int, m: int, exact: bool) -> LinearForm | None:
     """m*(base % div) + m*div*((B // div) % e) as m*(B % (div*e)), base = B + t, t a multiple of div."""
     e = _const_divisor(q, Ops.FLOORMOD)
     if e is None or lbase is None:
@@ -123,7 +124,7 @@ def _partial(lbase: LinearForm | None, q: UOp, div: int, m: int) -> LinearForm |
     inner = q.src[0]
     if _const_divisor(inner, Ops.FLOORDIV) != div:
         return None
-    t = _offset(lbase, LinearForm.of(inner.src[0]))
+    t = _offset(lbase, LinearForm.of(inner.src[0]), exact)
     if t is None or t % div or not fits_i32(div * e, div * e):
         return None
     return LinearForm.atom(inner.src[0] % (div * e), m)
