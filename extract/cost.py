@@ -29,7 +29,7 @@ import math
 import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from eqsat_uopc.extract.errors import CostModelError
 from eqsat_uopc.extract.latency import Latency
@@ -55,7 +55,6 @@ __all__ = [
     "costs_of",
 ]
 
-CostKind = Literal["tree", "dag", "depth"]
 COST_KINDS: tuple[str, ...] = ("tree", "dag", "depth")
 
 
