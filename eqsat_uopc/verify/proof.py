@@ -12,6 +12,15 @@ Verdicts: "proved"; "refuted" with a counterexample (PARAM values by slot, or by
 names; RANGE values under "range <identifier>"), which the concrete evaluator has replayed;
 "unknown" when z3 gives up (timeout or resource limit: never "equal"); "not_attempted" for programs
 with f32 values, which are left to random testing.
+
+    >>> from eqsat_uopc.ir.uop import UOp
+    >>> from eqsat_uopc.verify import prove_equivalent
+    >>> x = UOp.param(0)
+    >>> p = prove_equivalent(x < x + 1, UOp.const(True))  # int_semantics "wrap"
+    >>> p.status, p.counterexample
+    ('refuted', {0: 2147483647})
+    >>> prove_equivalent(x < x + 1, UOp.const(True), "no_overflow").status
+    'proved'
 """
 
 from __future__ import annotations
