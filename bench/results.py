@@ -115,7 +115,8 @@ def stamp(command: str, partial: str | None = None) -> str:
     from eqsat_uopc.user_cache import machine
 
     commit = _git("rev-parse", "--short=10", "HEAD") or "unknown"
-    if _git("status", "--porcelain", "--untracked-files=no"):
+    # the results file itself does not count: the first section a series of runs writes changes it
+    if _git("status", "--porcelain", "--untracked-files=no", "--", ".", f":!{RESULTS.relative_to(ROOT)}"):
         commit += " with uncommitted changes"
     m = machine()
     when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
