@@ -22,9 +22,9 @@ backend measures fastest, preferring the smallest unless another is faster beyon
 
     >>> from eqsat_uopc import UOp, optimize
     >>> x = UOp.param(0)
-    >>> best = optimize(x * 2 + x * 2)
-    >>> best.program is x * 4, best.cost, best.optimal, best.extractor
-    (True, 3, True, 'exact')
+    >>> best = optimize((x * 4 + 8) // 4, int_semantics="no_overflow")
+    >>> best.program is x + 2, best.cost, best.optimal, best.report.stop_reason.value
+    (True, 3, True, 'saturated')
 """
 
 from __future__ import annotations
