@@ -7,21 +7,25 @@ ratio (C / numpy: below 1 is faster than numpy), and the generated code alone (t
 in C by CompiledProgram.time, no Python or ctypes overhead). Then the time of a cold compile_c (fresh cache
 directory) and of a second, cached compile_c of the same program.
 
-Run: .venv/bin/python bench/c_backend.py
+Run: .venv/bin/python bench/c_backend.py [--write-results]
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import tempfile
 import time
 
 import numpy as np
+import results
 
 from eqsat_uopc.backend import compile_c
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.uop import UOp
+
+RESULTS_SECTIONS = ("c-backend",)  # docs/results.md, written with --write-results (bench/results.py)
 
 
 def best_of(fn, repeat: int, number: int) -> float:
@@ -41,6 +45,14 @@ def program(n: int) -> UOp:
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(results.FLAG, action="store_true", help=results.FLAG_HELP)
+    args = ap.parse_args()
+    with results.recorded("c-backend", args.write_results):
+        measure()
+
+
+def measure() -> None:
     os.environ["UOPC_CACHE_DIR"] = tempfile.mkdtemp(prefix="uopc_bench_")
     rng = np.random.default_rng(0)
     print("a * b + a, f32          numpy         C (run_array)  C / numpy   C kernel alone (time())")

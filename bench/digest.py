@@ -21,8 +21,12 @@ import json
 import sys
 from pathlib import Path
 
+import results
+
 from eqsat_uopc import optimize, to_uir
 from eqsat_uopc.corpus import caviar_dev, index_expressions, tinygrad_capture
+
+RESULTS_SECTIONS = ("digest",)  # docs/results.md, written with --write-results (bench/results.py)
 
 SEMANTICS = ("wrap", "no_overflow")
 
@@ -41,7 +45,16 @@ def main() -> int:
     ap.add_argument("--out", type=Path, help="write every result's hash to this JSON file")
     ap.add_argument("--against", type=Path, help="a JSON file written by --out: list what differs")
     ap.add_argument("--limit", type=int, help="the first N expressions of each corpus only")
+    ap.add_argument(results.FLAG, action="store_true", help=results.FLAG_HELP)
     args = ap.parse_args()
+    partial = (
+        f"--limit {args.limit}: the first {args.limit} expressions of each corpus" if args.limit else None
+    )
+    with results.recorded("digest", args.write_results, partial):
+        return measure(args)
+
+
+def measure(args: argparse.Namespace) -> int:
     hashes: dict[str, list[str]] = {}
     for name, programs in corpora(args.limit).items():
         for sem in SEMANTICS:

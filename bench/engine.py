@@ -42,12 +42,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import results  # noqa: E402
 from eqsat_uopc.rules import egglog_program, rule_set  # noqa: E402
 
 from eqsat_uopc import UOp, optimize, saturate  # noqa: E402
 from eqsat_uopc.corpus import caviar_dev, index_expressions  # noqa: E402
 from eqsat_uopc.greedy import graph_rewrite, symbolic  # noqa: E402
-from eqsat_uopc.saturation.engine import clear_pool, lease  # noqa: E402
+from eqsat_uopc.saturation.engine import clear_pool, default_pool  # noqa: E402
+
+RESULTS_SECTIONS = ("engine",)  # docs/results.md, written with --write-results (bench/results.py)
 
 CAVIAR_RECORDED_MEAN = 0.78  # seconds per expression, Caviar's own runs (the corpus records them)
 
@@ -154,13 +157,13 @@ def push_pop(repeats: int, programs: list[UOp]) -> None:
         times = []
         for _ in range(repeats):
             t = time.perf_counter()
-            lease(rule_set(name), "no_overflow").release()  # push, then pop
+            default_pool().lease(rule_set(name), "no_overflow").release()  # push, then pop
             times.append(time.perf_counter() - t)
         return statistics.median(times)
 
     clear_pool()  # fresh engines
     for name in ("symbolic", "default"):
-        lease(rule_set(name), "no_overflow").release()  # the engine made off the clock
+        default_pool().lease(rule_set(name), "no_overflow").release()  # the engine made off the clock
         fresh = median_push_pop(name)
         warm = []
         for _ in range(repeats):
@@ -229,7 +232,18 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="Caviar programs (default: all 1,303)")
     ap.add_argument("--index", type=int, default=300, help="generated index expressions")
     ap.add_argument("--sizes", default=None, help="comma-separated node counts for the scaling table")
+    ap.add_argument(results.FLAG, action="store_true", help=results.FLAG_HELP)
     args = ap.parse_args()
+    partial = (
+        "--quick: 40 Caviar and 20 index expressions, no 100k/1M-node scaling, no chain"
+        if args.quick
+        else None
+    )
+    with results.recorded("engine", args.write_results, partial):
+        measure(args)
+
+
+def measure(args: argparse.Namespace) -> None:
     quick = args.quick
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else (
         [1_000, 10_000] if quick else [1_000, 10_000, 100_000, 1_000_000]

@@ -27,10 +27,13 @@ import sys
 import time
 from pathlib import Path
 
+import results
 from eqsat_uopc.extract import EGraph, extract
 from eqsat_uopc.extract.random_egraph import equivalent_egraph, random_egraph, random_program
 
 from eqsat_uopc.corpus import caviar_path, index_expressions, load_corpus
+
+RESULTS_SECTIONS = ("extract",)  # docs/results.md, written with --write-results (bench/results.py)
 
 CAVIAR = caviar_path()
 EXTRACTORS = ("bottom_up", "greedy_dag", "exact", "egglog_tree", "egglog_dag")
@@ -136,7 +139,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-enodes", type=int, default=100, help="skip smaller saturated e-graphs")
     ap.add_argument("--time-limit", type=float, default=10.0)
     ap.add_argument("--json", type=Path)
+    ap.add_argument(results.FLAG, action="store_true", help=results.FLAG_HELP)
     args = ap.parse_args(argv)
+    default = ap.parse_args([])
+    changed = [
+        k for k in ("source", "programs", "sizes", "node_budget") if getattr(args, k) != getattr(default, k)
+    ]
+    partial = (
+        f"not the defaults: {', '.join('--' + k.replace('_', '-') for k in changed)}" if changed else None
+    )
+    with results.recorded("extract", args.write_results, partial):
+        return measure(args)
+
+
+def measure(args: argparse.Namespace) -> int:
 
     summaries = []
     programs = corpus_programs(args.programs) if args.source in ("all", "saturated", "equivalent") else []

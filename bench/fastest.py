@@ -31,12 +31,16 @@ import tempfile
 import time
 from pathlib import Path
 
+import results
+
 from eqsat_uopc.corpus import caviar_dev, index_expressions, tinygrad_capture
 from eqsat_uopc.ir.examples import load_example
 from eqsat_uopc.ir.uir import parse_uir
 from eqsat_uopc.pipeline.fastest import ratio_quartile
 from eqsat_uopc.pipeline.optimization import optimize
 from eqsat_uopc.pipeline.timing import time_programs
+
+RESULTS_SECTIONS = ("fastest",)  # docs/results.md, written with --write-results (bench/results.py)
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -194,7 +198,14 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--quick", action="store_true", help="12 programs instead of 120")
     ap.add_argument("--rows", default=None, metavar="FILE", help="write one JSON line per program")
     ap.add_argument("--verbose", action="store_true", help="one line per program as it finishes")
+    ap.add_argument(results.FLAG, action="store_true", help=results.FLAG_HELP)
     args = ap.parse_args(argv)
+    partial = "--quick: 12 programs instead of 120" if args.quick else None
+    with results.recorded("fastest", args.write_results, partial):
+        return measure(args)
+
+
+def measure(args: argparse.Namespace) -> int:
     os.environ["EQSAT_UOPC_CACHE_DIR"] = tempfile.mkdtemp(prefix="eqsat_uopc_bench_fastest_")
     work = programs(args.quick)
     rows = []

@@ -38,6 +38,8 @@ from collections.abc import Callable
 os.environ.pop("UOPC_CHECK_REWRITES", None)  # the opt-in rewrite check is a test-suite aid, not timed here
 os.environ.pop("DEBUG_REWRITE", None)
 
+import results
+
 from eqsat_uopc.corpus import IndexExpression, caviar_path, index_expressions, load_corpus
 from eqsat_uopc.greedy import (
     PatternMatcher,
@@ -55,6 +57,7 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 
 CAVIAR = caviar_path()
+RESULTS_SECTIONS = ("greedy",)  # docs/results.md, written with --write-results (bench/results.py)
 
 
 def best_of(fn: Callable[[], object], k: int) -> float:
@@ -349,7 +352,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="small corpora, one repeat: a smoke test")
     ap.add_argument("--seed", type=int, default=0, help="seed of the generated index expressions")
     ap.add_argument("--rows", type=int, default=12, help="index expressions listed side by side")
+    ap.add_argument(results.FLAG, action="store_true", help=results.FLAG_HELP)
     args = ap.parse_args(argv)
+    partial = "--quick: 40 index expressions, 100 Caviar ones, one repeat" if args.quick else None
+    with results.recorded("greedy", args.write_results, partial):
+        return run_sections(args)
+
+
+def run_sections(args: argparse.Namespace) -> int:
     n_index, repeats = (40, 1) if args.quick else (300, 5)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; eqsat_uopc greedy engine")
     section_run((10, 100) if args.quick else (10, 100, 1000), repeats)

@@ -27,12 +27,16 @@ import statistics
 import sys
 import time
 
+import results
 from eqsat_uopc.extract import cost_of
 
 from eqsat_uopc import UOp, optimize
 from eqsat_uopc.corpus import perturb_constants, perturbed_caviar, tinygrad_capture, to_sexpr
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.verify import prove_equivalent
+
+# docs/results.md, written with --write-results (bench/results.py)
+RESULTS_SECTIONS = ("perturbed", "perturbed-capture")
 
 
 def truth(program: UOp, timeout_ms: int) -> bool | None:
@@ -73,7 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="the first N expressions of each seed")
     ap.add_argument("--timeout-ms", type=int, default=3000, help="z3's time per proof attempt")
     ap.add_argument("--capture", action="store_true", help="the tinygrad capture against tinygrad instead")
+    ap.add_argument(results.FLAG, action="store_true", help=results.FLAG_HELP)
     args = ap.parse_args(argv)
+    partial = f"--limit {args.limit}: the first {args.limit} expressions of each seed" if args.limit else None
+    section = "perturbed-capture" if args.capture else "perturbed"
+    with results.recorded(section, args.write_results, partial):
+        return measure(args)
+
+
+def measure(args: argparse.Namespace) -> int:
     if args.capture:
         for seed in args.seed or [1]:
             capture(seed, args.limit)

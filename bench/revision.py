@@ -43,7 +43,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+import results
+
 from eqsat_uopc.allocator import MALLOC_ENV, preload_env
+
+RESULTS_SECTIONS = ("revision",)  # docs/results.md, written with --write-results (bench/results.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ("index", "caviar", "capture")
@@ -138,7 +142,17 @@ def main() -> None:
         help="both trees on the system's malloc (default) or on jemalloc; as-shipped: this tree on"
         " jemalloc, as its command and sweeps run, the revision on the system's",
     )
+    ap.add_argument(results.FLAG, action="store_true", help=results.FLAG_HELP)
     args = ap.parse_args()
+    full = (args.index, args.caviar, args.capture) == (100, 150, 150)
+    partial = (
+        None if full else f"{args.index} index, {args.caviar} Caviar, {args.capture} capture expressions"
+    )
+    with results.recorded("revision", args.write_results, partial):
+        measure(args)
+
+
+def measure(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         then_tree = Path(tmp)
         check_out(args.revision, then_tree)

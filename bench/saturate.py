@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import results  # noqa: E402
 from egglog import bindings  # noqa: E402
 
 from eqsat_uopc.corpus import caviar_path, index_expressions, load_corpus  # noqa: E402
@@ -39,6 +40,8 @@ from eqsat_uopc.saturation import saturate  # noqa: E402
 from eqsat_uopc.saturation.lower import Lowerer  # noqa: E402
 from eqsat_uopc.saturation.terms import SCHEMA  # noqa: E402
 from eqsat_uopc.verify.egraph_soundness import check_sound  # noqa: E402
+
+RESULTS_SECTIONS = ("saturate",)  # docs/results.md, written with --write-results (bench/results.py)
 
 VERDICT = {"true_on_all_samples": True, "false_on_all_samples": False}
 
@@ -179,7 +182,18 @@ def main() -> None:
     ap.add_argument("--budgets", default="1000,5000,20000")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--csv", default=None)
+    ap.add_argument(results.FLAG, action="store_true", help=results.FLAG_HELP)
     args = ap.parse_args()
+    partial = (
+        "--quick: 20 Caviar expressions, budget 1,000, 10 index expressions"
+        if args.quick
+        else (f"--limit {args.limit}: the first {args.limit} Caviar expressions" if args.limit else None)
+    )
+    with results.recorded("saturate", args.write_results, partial):
+        measure(args)
+
+
+def measure(args: argparse.Namespace) -> None:
     budgets = [int(b) for b in args.budgets.split(",")]
     if args.quick:
         args.limit, budgets = 20, [1000]

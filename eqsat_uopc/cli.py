@@ -45,7 +45,6 @@ from eqsat_uopc.semantics.values import bind_params, describe_input, same_value
 if TYPE_CHECKING:
     from eqsat_uopc.extract import Extraction
     from eqsat_uopc.ir.examples import Example
-    from eqsat_uopc.saturation import SaturationReport
 
 __all__ = ["BUG_REPORT", "CliError", "main"]
 
@@ -328,8 +327,9 @@ def _print_pulse(p: Extraction, which: str) -> None:
     r = p.report
     left_out = f"{r.rules_pruned} rules left out (they cannot fire)"
     rules = "decided before any rule ran, no engine" if r.decided_without_engine else left_out
+    held = f", {r.held_back_summary()}" if r.held_back else ""
     print(
-        f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations{_held(r)}; "
+        f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations{held}; "
         f"{rules}; e-nodes per iteration {r.enodes}; "
         f"lowering {r.lower_time:.3f} s, egglog {r.egglog_time:.3f} s, "
         f"folding {r.fold_time:.3f} s, read-back {r.raise_time:.3f} s; extraction {p.seconds:.3f} s "
@@ -376,16 +376,6 @@ def _print_measured(m: dict, int_semantics: str) -> None:
         )
     if m.get("candidates_cached"):
         print("# saturation: not run (the candidates of an earlier call, from the cache)")
-
-
-def _held(report: SaturationReport) -> str:
-    """The rules a run held back for the node budget, with their forecast matches (the first three)."""
-    if not report.held_back:
-        return ""
-    ranked = sorted(report.held_back.items(), key=lambda kv: kv[1])
-    shown = ", ".join(f"{name} ({n:,} matches forecast)" for name, n in ranked[:3])
-    more = f" and {len(ranked) - 3} more" if len(ranked) > 3 else ""
-    return f", holding back {shown}{more}"
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:

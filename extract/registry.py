@@ -13,6 +13,10 @@ Register your own with `EXTRACTORS[name] = obj`.
   cost sets make it quadratic on long chains);
 - a "dag" cost model on a larger e-graph: bottom_up (the tree aggregation of the same costs,
   linear; extraction's candidates keep it from doing worse than a known program).
+
+    >>> from eqsat_uopc.extract import EXTRACTORS
+    >>> {name: e.optimal_for for name, e in EXTRACTORS.items()}
+    {'bottom_up': 'tree', 'greedy_dag': None, 'exact': 'dag', 'egglog_tree': None, 'egglog_dag': None}
 """
 
 from __future__ import annotations

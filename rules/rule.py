@@ -2,7 +2,7 @@
 
 A rule is declared once: its name ("family/rule"), its `lhs -> rhs` comment, its egglog text
 (a rewrite, a birewrite, or a rule with a query and actions; the side conditions are query atoms),
-and the integer semantics it is sound under (DESIGN.md, "Integer semantics"):
+and the integer semantics it is sound under (docs/DESIGN.md, "Integer semantics"):
 
   "wrap"         sound for every int32 input under wraparound;
   "no_overflow"  sound when no intermediate int32 result leaves the int32 range.

@@ -189,7 +189,6 @@ def test_every_setting_is_an_option_and_budget_is_an_alias(capsys):
 
 def test_optimize_names_the_rules_a_run_held_back_for_the_budget(tmp_path, capsys):
     from eqsat_uopc import UOp
-    from eqsat_uopc.cli import _held
     from eqsat_uopc.ir.uir import to_uir
     from eqsat_uopc.saturation import SaturationReport
 
@@ -206,11 +205,10 @@ def test_optimize_names_the_rules_a_run_held_back_for_the_budget(tmp_path, capsy
         "(52,488 matches forecast); "
     )
     report = SaturationReport("default", "wrap", 100, 30, 5.0)
-    assert _held(report) == ""
+    assert report.held_back_summary() == ""
     report.held_back = {"a": 500, "b": 120, "c": 9_000, "d": 130}
-    assert _held(report) == (
-        ", holding back b (120 matches forecast), d (130 matches forecast), "
-        "a (500 matches forecast) and 1 more"
+    assert report.held_back_summary() == (
+        "holding back b (120 matches forecast), d (130 matches forecast), a (500 matches forecast) and 1 more"
     )
 
 

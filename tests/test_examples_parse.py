@@ -1,6 +1,6 @@
 """Every bundled example parses, round-trips, and carries a well-formed header.
 
-examples/*.uir are the chapter's programs (and DESIGN.md's known-defect cases). Other tests
+examples/*.uir are the chapter's programs (and the cases of docs/DESIGN.md, "Known defects"). Other tests
 evaluate them and compare with their `# expect:`; this file checks that the files themselves are
 what they claim: canonical listings (what to_uir prints), a `#` header saying what each one is, and
 inputs that fit the program's PARAMs.

@@ -342,16 +342,16 @@ def test_noise_names_patterns_of_the_pinned_tinygrad():
     import tinygrad.uop.symbolic as symbolic_module
 
     from eqsat_uopc.tinygrad.fuzz import NOISE
-    from eqsat_uopc.tinygrad.fuzz.attribution import _pattern_name
+    from eqsat_uopc.tinygrad.fuzz.attribution import pattern_name
 
     places = {
         f"{pat.location[0].rsplit('/', 1)[-1]}:{pat.location[1]}": pat.location
         for pat, _ in symbolic_module.symbolic.patterns
     }
     assert set(NOISE) <= set(places)
-    assert _pattern_name(*places["symbolic.py:113"]) == "x*1 -> x"
-    assert _pattern_name(*places["symbolic.py:217"]) == "** COMMUTATIVE flipping (only for index) **"
-    assert "fold_const_alu" in _pattern_name(*places["symbolic.py:151"])
+    assert pattern_name(*places["symbolic.py:113"]) == "x*1 -> x"
+    assert pattern_name(*places["symbolic.py:217"]) == "** COMMUTATIVE flipping (only for index) **"
+    assert "fold_const_alu" in pattern_name(*places["symbolic.py:151"])
 
 
 # ---------------------------------------------------------------------------

@@ -121,7 +121,7 @@ def test_wrap_rules_hold_at_the_int32_edges(name, before):
 
 
 # ---------------------------------------------------------------------------
-# known defects of the chapter's code, fixed on purpose (DESIGN.md)
+# known defects of the chapter's code, fixed on purpose (docs/DESIGN.md, "Known defects")
 
 xi, c1, c2 = UPat.var("x", dtype=dtypes.i32), UPat.cvar("c1"), UPat.cvar("c2")
 chapter_mod_div = Rule(

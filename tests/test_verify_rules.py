@@ -12,9 +12,9 @@ from eqsat_uopc.verify.rules import no_overflow_only, verify_rule, verify_rules
 
 xi, c1, c2 = UPat.var("x", dtype=dtypes.i32), UPat.cvar("c1"), UPat.cvar("c2")
 
-# The float rules the chapter accepts although they are not exact in IEEE f32 (DESIGN.md and
-# symbolic.py say so): x + 0.0 -> x at x = -0.0 (`x + 0` matches 0.0 too, args compare with ==),
-# and MAX(c, y) -> MAX(y, c), since exec_alu's MAX is not symmetric in NaN.
+# The float rules the chapter accepts although they are not exact in IEEE f32 (symbolic.py and
+# docs/DESIGN.md, "Known defects", say so): x + 0.0 -> x at x = -0.0 (`x + 0` matches 0.0 too,
+# args compare with ==), and MAX(c, y) -> MAX(y, c), since exec_alu's MAX is not symmetric in NaN.
 FLOAT_CAVEATS = ["add_fzero", "add_zero", "const_to_right"]
 NO_OVERFLOW_RULES = ["div_sum", "mod_sum", "lt_add_const", "lt_mul_const"]
 

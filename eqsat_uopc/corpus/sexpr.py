@@ -3,6 +3,14 @@
 `parse_sexpr` reads one into a UOp (variables become i32 PARAMs at the slots the caller gives),
 `to_sexpr` prints an i32/bool scalar program back, `sexpr_var_names` lists the variables in their
 slot order (natural sort, so `v2` comes before `v10`).
+
+    >>> from eqsat_uopc.corpus import parse_sexpr, to_sexpr
+    >>> from eqsat_uopc.corpus.sexpr import sexpr_var_names
+    >>> text = "(lt (add (var v10) (const 1)) (var v2))"
+    >>> sexpr_var_names(text)
+    ['v2', 'v10']
+    >>> to_sexpr(parse_sexpr(text, {"v2": 0, "v10": 1}), ["v2", "v10"]) == text
+    True
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from eqsat_uopc.greedy.matcher import PatternMatcher, Rule
-from eqsat_uopc.greedy.rewrite import _flag, graph_rewrite
+from eqsat_uopc.greedy.rewrite import env_flag, graph_rewrite
 from eqsat_uopc.greedy.symbolic import symbolic
 from eqsat_uopc.greedy.upat import UPat
 from eqsat_uopc.ir.dtype import dtypes
@@ -181,7 +181,7 @@ def run(u: UOp) -> UOp:
     that every firing is printed; otherwise push_stack folds the elements it creates (the same
     normal form, without the intermediate nodes).
     """
-    return graph_rewrite(u, _run_matcher if _flag("DEBUG_REWRITE") else _run_fast)
+    return graph_rewrite(u, _run_matcher if env_flag("DEBUG_REWRITE") else _run_fast)
 
 
 def to_python(u: UOp) -> Any:

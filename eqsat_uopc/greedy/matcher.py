@@ -2,7 +2,7 @@
 
 Order is priority: `rewrite` tries the candidate rules of a node's op in the order given and returns
 the first non-None result. Every rule has a name (for the tracer and the rewrite check) and declares
-the integer semantics it is sound under (DESIGN.md, "Integer semantics"):
+the integer semantics it is sound under (docs/DESIGN.md, "Integer semantics"):
 
 - "wrap": sound for every int32 input under two's-complement wraparound;
 - "no_overflow": sound only when no intermediate int32 result leaves the int32 range.

@@ -28,7 +28,7 @@ from eqsat_uopc.greedy.oneline import one_line
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp, call_params
 
-__all__ = ["RewriteCheckError", "graph_rewrite", "graph_rewrite_topdown"]
+__all__ = ["RewriteCheckError", "env_flag", "graph_rewrite", "graph_rewrite_topdown"]
 
 NOT_CONVERGED = "graph_rewrite did not converge (a rule loops?)"
 
@@ -37,7 +37,9 @@ class RewriteCheckError(AssertionError):
     """A rule replaced a node with one of another dtype or shape; the message names the rule."""
 
 
-def _flag(name: str) -> bool:
+def env_flag(name: str) -> bool:
+    """Is the switch `name` (UOPC_CHECK_REWRITES, DEBUG_REWRITE) on: set in the environment, and not
+    to "" or "0"? Read at each rewrite, so a test or a session can turn it on and off."""
     return os.environ.get(name, "") not in ("", "0")
 
 
@@ -81,8 +83,8 @@ class _Observer:
 
     def __init__(self, pm: Any, check: bool | None):
         self.pm = pm
-        self.check = _flag("UOPC_CHECK_REWRITES") if check is None else check
-        self.debug = _flag("DEBUG_REWRITE")
+        self.check = env_flag("UOPC_CHECK_REWRITES") if check is None else check
+        self.debug = env_flag("DEBUG_REWRITE")
 
     @property
     def active(self) -> bool:

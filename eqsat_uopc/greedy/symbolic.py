@@ -12,9 +12,17 @@ comes first). Each rule has a name and declares its integer semantics:
   (a*c + b) // c -> a + b//c, (a*c + b) % c -> b % c, (x + c1) < c2 -> x < c2 - c1,
   x*c1 < c2 -> x < ceil(c2/c1).
 
-Deviations from the chapter's code, on purpose (DESIGN.md, "Known defects"):
+Deviations from the chapter's code, on purpose (docs/DESIGN.md, "Known defects"):
 - (x % c1) // c2 -> (x // c2) % (c1 // c2) is guarded with c1 > 0 (unsound for c1 < 0);
 - (CMPLT|CMPNE)(x, x) -> False keeps x's shape (the chapter's gave a scalar for a shaped x).
+
+    >>> from eqsat_uopc.greedy.symbolic import simplify, simplify_under
+    >>> from eqsat_uopc.ir.uop import UOp
+    >>> x = UOp.param(0)
+    >>> simplify((x * 4 + 8) // 4) is x + 2  # div_sum, a no_overflow rule
+    True
+    >>> simplify_under((x * 4 + 8) // 4, "wrap") is (x * 4 + 8) // 4  # the wrap-sound rules only
+    True
 """
 
 from __future__ import annotations

@@ -3,6 +3,10 @@
 `truncate` is the representation contract every layer shares: the interpreter, the saturation
 engine's constant folder and the C backend all store an i32 as a wrapped two's-complement int, an
 f32 as the double nearest to its 32-bit value, and a bool as a Python bool.
+
+    >>> from eqsat_uopc.ir.dtype import dtypes, truncate
+    >>> truncate(dtypes.i32, 2**31), truncate(dtypes.f32, 0.1), truncate(dtypes.bool, 3)
+    (-2147483648, 0.10000000149011612, True)
 """
 
 from __future__ import annotations

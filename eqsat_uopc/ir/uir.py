@@ -68,7 +68,7 @@ from eqsat_uopc.ir.dtype import DType, dtypes
 from eqsat_uopc.ir.ops import ALU, BINARY, MOVEMENT, REDUCE_OPS, TRANSCENDENTAL, Ops
 from eqsat_uopc.ir.uop import ParamArg, UOp, UOpError
 
-__all__ = ["UirError", "load_uir", "parse_uir", "to_uir", "uir_line"]
+__all__ = ["UirError", "load_uir", "numbered_lines", "parse_uir", "parse_value", "to_uir", "uir_line"]
 
 
 class UirError(UserError, ValueError):
@@ -598,10 +598,40 @@ def _keys(op: Ops) -> str:
     return " ".join(keys) if keys else "no keys"
 
 
-def _lines(text: str) -> Iterator[tuple[int, str]]:
+def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line number from 1, line) of a .uir text, as parse_uir numbers them in its errors."""
     # split on "\n" only (str.splitlines also splits on form feeds etc., and line numbers would drift)
     for lineno, line in enumerate(text.split("\n"), start=1):
         yield lineno, line.removesuffix("\r")
+
+
+def parse_value(text: str, lineno: int, column: int = 1, what: str = "the value") -> Any:
+    """The value a .uir literal or a [list] of values (nested) spells, as example headers write
+    them (`# inputs: [1, 2.0, true]`): Python scalars and lists. `text` starts at `column` of line
+    `lineno`, so errors point into the line it came from; `what` names the text in them.
+
+    >>> parse_value("[[1, 2], [3, -4]]", 1)
+    [[1, 2], [3, -4]]
+    >>> parse_value("[1, nan", 3, 11, "the '# inputs:' line")
+    Traceback (most recent call last):
+    ...
+    eqsat_uopc.ir.uir.UirError: line 3, column 18: expected ',' or ']', got the end of the line
+    """
+    c = _Line(_tokens(" " * (column - 1) + text, lineno), lineno)
+    v = _value_item(c)
+    if c.peek.kind != "end":
+        raise c.error(c.peek, f"expected the end of {what}, got {_describe(c.peek)}")
+    return v
+
+
+def _value_item(c: _Line) -> Any:
+    t = c.next()
+    if t.kind == "sym" and t.text == "[":
+        c.nest(t, +1)
+        return _items(c, "]", _value_item)
+    if (v := _literal(t)) is not None:
+        return v
+    raise c.error(t, f"expected a literal (7, 2.0, true) or a [list], got {_describe(t)}")
 
 
 @gc_paused()  # a node per line, no cycles: 2.4 -> 1.5 s on a 200,001-line file
@@ -609,7 +639,7 @@ def parse_uir(text: str, source: str | None = None) -> UOp:
     """The program a .uir text describes: its last line's node. source names the text in errors."""
     p = _Parser()
     try:
-        for lineno, line in _lines(text):
+        for lineno, line in numbered_lines(text):
             toks = _tokens(line, lineno)
             if toks[0].kind == "end":
                 continue

@@ -11,6 +11,17 @@ Every traversal here is iterative: a 20,000-deep chain must not hit Python's rec
 The typing rules (`_infer`, one branch per op family, 91 lines) stay in this module, over 600
 lines with them: every construction runs them, they raise the errors the IR's users see, and a
 module of their own would import UOp while UOp imports it.
+
+    >>> from eqsat_uopc.ir.uop import UOp
+    >>> x = UOp.param(0)
+    >>> (x + 2) * 3 is (x + 2) * 3
+    True
+    >>> len({UOp.const(0), UOp.const(0.0), UOp.const(-0.0), UOp.const(False)})
+    4
+    >>> UOp.const(5).call(UOp.const(7), name="sq")
+    Traceback (most recent call last):
+    ...
+    eqsat_uopc.ir.uop.UOpError: CALL needs params 0..0, body has []
 """
 
 from __future__ import annotations

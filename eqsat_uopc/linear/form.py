@@ -12,8 +12,9 @@ coefficient after the atom, the constant last). `.bounds()` is the exact integer
 atoms' bounds. A term's value equals its linear form's exactly, without wraparound, when that range
 fits in int32 (`fits()`): the partial sums and products of the term may wrap, but the ring
 arithmetic of int32 brings them back to the exact value, which is then in range. Every fold checks
-this of what it divides or compares, so each is sound under wraparound, not only under
-no_overflow.
+this of what it divides or compares, so each is sound under wraparound; under no_overflow, which
+assumes every intermediate value exact, the folds are told so (`exact=True`) and check only the
+terms they write.
 
 `Product` reads a term as a constant times a product of factors, for the symbolic gcd of terms
 with a variable divisor (`(d*b + c*d) // d`).

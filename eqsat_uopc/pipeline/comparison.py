@@ -13,6 +13,12 @@ is a finding about the rules, reported as such.
 
 `compare_rows` / `summarize` turn comparisons of a corpus into flat rows and one summary, which
 the CLI prints as a table, JSON or CSV; `compare_job` is the picklable sweep job behind them.
+
+    >>> from eqsat_uopc import UOp, compare
+    >>> x = UOp.param(0)
+    >>> c = compare((x * 4 + 8) // 4, samples=20)  # int_semantics "wrap": x * 4 can wrap
+    >>> c.outcome, c.greedy_verdict.status, c.verdict.status
+    ('greedy_refuted', 'refuted', 'proved')
 """
 
 from __future__ import annotations

@@ -203,7 +203,8 @@ def run_corpus(
 
 def add_chain(leaves: int, dtype=dtypes.i32) -> UOp:
     """p0 + p1 + ... + p(leaves-1), left-nested: associativity and commutativity make every
-    bracketing and order equal, 2^(leaves-1)-ish e-nodes in the limit (the blow-up of DESIGN.md)."""
+    bracketing and order equal, 2^(leaves-1)-ish e-nodes in the limit (the blow-up of
+    docs/DESIGN.md, "Budgets")."""
     if leaves < 2:
         raise ValueError(f"add_chain needs at least 2 leaves, got {leaves}")
     return functools.reduce(operator.add, (UOp.param(k, dtype) for k in range(leaves)))

@@ -19,6 +19,12 @@ runs twice, under dag_size and under latency, gathers candidates from both runs 
 latency model's choice, its choices by other extractors and by tree aggregation, the latency
 choice from the smallest run's e-graph, greedy's result and the input) and returns the one the C
 backend measures fastest, preferring the smallest unless another is faster beyond the run's spread.
+
+    >>> from eqsat_uopc import UOp, optimize
+    >>> x = UOp.param(0)
+    >>> best = optimize((x * 4 + 8) // 4, int_semantics="no_overflow")
+    >>> best.program is x + 2, best.cost, best.optimal, best.report.stop_reason.value
+    (True, 3, True, 'saturated')
 """
 
 from __future__ import annotations

@@ -13,10 +13,14 @@ Saturation.literal()   the CONST/STACK literal in the root's e-class, or None
 Saturation.draw(path, extraction=None) a picture: .dot, .json (egglog's visualizer), .svg/.png/.pdf
 
 Modules: config (the settings), terms (the term encoding and egglog declarations), lower (UOps
-into egglog), serialize (egglog back into an EGraph; egglog's extractors), fold (the Python rules
-between iterations), scheduler (per-rule back-off), engine (the warm engine pool), runner
-(saturate, Saturation), picture (pictures of e-graphs: DOT, egglog's visualizer JSON, Graphviz),
-report, errors. The e-graph soundness check is eqsat_uopc.verify's.
+into egglog), serialize (egglog back into an EGraph; egglog's extractors), runner (saturate, the
+loop), hooks/ (the Python steps of a run, in the order of hooks.HOOKS: the greedy seed, the index
+algebra, the decided comparisons, the Python folding step), fold (the folding step's rules),
+piecewise/ (the piecewise-linear comparisons), seed_graph (the e-graph of a run decided before any
+rule, built without egglog), scheduler (per-rule back-off and hold-back), relevance (the rules that
+can fire), engine (Engine handles and pools), result (Saturation, Lease), picture (pictures of
+e-graphs: DOT, egglog's visualizer JSON, Graphviz), report, errors. The e-graph soundness check is
+eqsat_uopc.verify's; docs/DESIGN.md says how the parts fit.
 Import from this package with `from eqsat_uopc.saturation import ...`: once the top-level package
 re-exports the function `saturate`, the attribute eqsat_uopc.saturation is that function.
 """

@@ -18,6 +18,22 @@ one if every engine of the key is leased) and `Engine.release()` pops the progra
 returns it to its pool. A run that is given no engine leases from `default_pool()`, the process's
 pool, so a sweep's worker keeps its engines warm across the programs it runs. A pool retires its
 engines together, a generation every `programs_per_generation` programs (EnginePool).
+
+An engine of one's own, for a loop over programs (the same results as leasing from the pool):
+
+    >>> from eqsat_uopc.ir.uop import UOp
+    >>> from eqsat_uopc.rules import rule_set
+    >>> from eqsat_uopc.saturation import Engine, saturate
+    >>> engine = Engine(rule_set("symbolic"), "wrap")  # the schema and rules parsed once, here
+    >>> x = UOp.param(0)
+    >>> for p in (x + 0, x * 1):
+    ...     s = saturate(p, rules="symbolic", engine=engine)
+    ...     print(s.extract().program is x)
+    ...     s.close()  # pops the program: the engine is free for the next one
+    True
+    True
+    >>> engine.programs
+    2
 """
 
 from __future__ import annotations

@@ -91,6 +91,16 @@ class SaturationReport:
     def total_time(self) -> float:
         return self.egglog_time + self.fold_time + self.lower_time + self.raise_time + self.replay_time
 
+    def held_back_summary(self) -> str:
+        """The rules the run held back for the node budget, fewest forecast matches first (three named),
+        or "" when none was: `holding back comm_assoc/mul-assoc (52,488 matches forecast)`."""
+        if not self.held_back:
+            return ""
+        ranked = sorted(self.held_back.items(), key=lambda kv: kv[1])
+        shown = ", ".join(f"{name} ({n:,} matches forecast)" for name, n in ranked[:3])
+        more = f" and {len(ranked) - 3} more" if len(ranked) > 3 else ""
+        return f"holding back {shown}{more}"
+
     def summary(self) -> str:
         return (
             f"{self.stop_reason} after {self.iterations} iterations: {self.enodes[-1]} e-nodes, "

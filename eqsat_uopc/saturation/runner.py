@@ -24,6 +24,13 @@ One run, step by step (Runner.run):
      too), when `stop_at_constant`.
 egglog runs on one thread; with the e-graph read back in egglog's Value order, results are
 deterministic.
+
+    >>> from eqsat_uopc.ir.uop import UOp
+    >>> from eqsat_uopc.saturation import saturate
+    >>> i = UOp.range(16, "i")
+    >>> s = saturate((i * 4 + 8) // 4)  # the interval analysis proves that i * 4 + 8 cannot wrap
+    >>> s.report.stop_reason.value, s.extract().program is i + 2
+    ('saturated', True)
 """
 
 from __future__ import annotations

@@ -12,6 +12,14 @@ exactly IEEE single precision (double has more than 2*24+2 bits, so the double r
 innocuous); for SIN, EXP2 and LOG2 it is defined to be the f32 rounding of the libm double result.
 MAX is `b if b > a else a` (Python's max): MAX(NaN, 1) is NaN, MAX(1, NaN) is 1, MAX(-0.0, 0.0) is
 -0.0. The C backend renders exactly that expression.
+
+    >>> from eqsat_uopc.ir.dtype import dtypes
+    >>> from eqsat_uopc.ir.ops import Ops
+    >>> from eqsat_uopc.semantics.alu import exec_alu
+    >>> exec_alu(Ops.FLOORDIV, dtypes.i32, (-7, 2)), exec_alu(Ops.ADD, dtypes.i32, (2**31 - 1, 1))
+    (-4, -2147483648)
+    >>> exec_alu(Ops.FLOORDIV, dtypes.i32, (1, 0)) is None  # undefined in C: never folded
+    True
 """
 
 from __future__ import annotations

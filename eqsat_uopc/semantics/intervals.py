@@ -7,6 +7,12 @@ full range. Floats and shaped values always get their dtype's full range.
 
 A RANGE lies in [0, extent - 1]. Results are cached per node (u.memo), and the walk over
 uncached sources is iterative, so a 20,000-deep chain does not hit the recursion limit.
+
+    >>> from eqsat_uopc.ir.uop import UOp
+    >>> from eqsat_uopc.semantics.intervals import bounds, vmax, vmin
+    >>> i = UOp.range(16, "i")
+    >>> vmin(i * 4 + 3), vmax(i * 4 + 3), bounds(UOp.param(0) % 8)
+    (3, 63, (0, 7))
 """
 
 from __future__ import annotations

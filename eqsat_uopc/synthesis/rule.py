@@ -26,7 +26,16 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.synthesis.grammar import Condition, Grammar, default_constant_values
 
-__all__ = ["SynthRule", "ac_canonical", "infix", "orient", "rule_text", "tree_size"]
+__all__ = [
+    "OP_SHORT_NAMES",
+    "SynthRule",
+    "ac_canonical",
+    "infix",
+    "op_weight",
+    "orient",
+    "rule_text",
+    "tree_size",
+]
 
 _CTOR = {
     Ops.ADD: "Add",
@@ -48,7 +57,7 @@ _WEIGHT = {
     Ops.FLOORDIV: 3,
     Ops.FLOORMOD: 3,
 }
-_SHORT = {Ops.ADD: "add", Ops.MUL: "mul", Ops.MAX: "max", Ops.CMPLT: "lt", Ops.CMPNE: "ne",
+OP_SHORT_NAMES = {Ops.ADD: "add", Ops.MUL: "mul", Ops.MAX: "max", Ops.CMPLT: "lt", Ops.CMPNE: "ne",
           Ops.FLOORDIV: "div",
           Ops.FLOORMOD: "mod", Ops.WHERE: "where"}  # fmt: skip
 _AC = (Ops.ADD, Ops.MUL, Ops.MAX)
@@ -58,8 +67,9 @@ def tree_size(u: UOp) -> int:
     return 1 + sum(tree_size(s) for s in u.src)
 
 
-def _weight(u: UOp) -> int:
-    return _WEIGHT.get(u.op, 0) + sum(_weight(s) for s in u.src)
+def op_weight(u: UOp) -> int:
+    """How costly u's ops are (divisions above products above comparisons), to order rule sides."""
+    return _WEIGHT.get(u.op, 0) + sum(op_weight(s) for s in u.src)
 
 
 def _leaf_name(u: UOp, names: Mapping[int, str]) -> str:
@@ -113,8 +123,8 @@ def orient(a: UOp, b: UOp, condition: Condition | None, grammar: Grammar) -> tup
     names = grammar.names()
     slot = {v: k for k, v in names.items()}
     need = {slot[v] for v in condition.variables} if condition is not None else set()
-    ka = (tree_size(a), _weight(a), infix(a, names))
-    kb = (tree_size(b), _weight(b), infix(b, names))
+    ka = (tree_size(a), op_weight(a), infix(a, names))
+    kb = (tree_size(b), op_weight(b), infix(b, names))
     for lhs, rhs in ((a, b), (b, a)) if ka > kb else ((b, a), (a, b)):
         lv = _variables(lhs)
         if lhs.op is Ops.PARAM or lhs.op is Ops.CONST:

@@ -34,11 +34,11 @@ from eqsat_uopc.synthesis.grammar import Condition, Grammar
 from eqsat_uopc.synthesis.minimize import derives, with_family
 from eqsat_uopc.synthesis.prove import prove_rule
 from eqsat_uopc.synthesis.rule import (
-    _SHORT,
+    OP_SHORT_NAMES,
     SynthRule,
-    _weight,
     infix,
     instance,
+    op_weight,
     orient,
     rule_text,
     tree_size,
@@ -128,13 +128,20 @@ def _drafts(cands: Iterable[Candidate], g: Grammar, inputs: Any, log: Callable[[
 
     def order(d: _Draft) -> tuple:  # small and general first: a general rule derives its instances
         concrete = sum(u.op is Ops.CONST for u in d.lhs.toposort())
-        return (tree_size(d.lhs), concrete, d.condition is not None, tree_size(d.rhs), _weight(d.lhs), d.key)
+        return (
+            tree_size(d.lhs),
+            concrete,
+            d.condition is not None,
+            tree_size(d.rhs),
+            op_weight(d.lhs),
+            d.key,
+        )
 
     return sorted(out.values(), key=order)
 
 
 def _name(lhs: Any, condition: Condition | None, family: str, taken: set[str]) -> str:
-    ops = [_SHORT[u.op] for u in _preorder(lhs) if u.op in _SHORT]
+    ops = [OP_SHORT_NAMES[u.op] for u in _preorder(lhs) if u.op in OP_SHORT_NAMES]
     base = f"{family}/{'-'.join(ops)}" + (f"-if-{condition.kind}" if condition is not None else "")
     name, k = base, 2
     while name in taken:

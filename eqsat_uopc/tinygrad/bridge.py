@@ -38,6 +38,7 @@ __all__ = [
     "evaluate_tinygrad",
     "from_tinygrad",
     "tinygrad_available",
+    "tinygrad_ops",
     "tinygrad_simplify",
     "tinygrad_variables",
     "to_tinygrad",
@@ -50,7 +51,9 @@ class TinygradError(UserError, ValueError):
     """A tinygrad graph (or one of our programs) that has no exact translation, or no tinygrad."""
 
 
-def _tinygrad() -> Any:
+def tinygrad_ops() -> Any:
+    """tinygrad's `tinygrad.uop.ops` module, imported on first use; a TinygradError saying how to
+    install tinygrad if it is missing."""
     try:
         import tinygrad.uop.ops as tops
     except ImportError:
@@ -63,7 +66,7 @@ def _tinygrad() -> Any:
 def tinygrad_available() -> bool:
     """Whether tinygrad can be imported (the bridge's tests skip without it)."""
     try:
-        _tinygrad()
+        tinygrad_ops()
     except TinygradError:
         return False
     return True
@@ -143,7 +146,7 @@ def _variable_info(u: Any, tops: Any) -> tuple[str, Any, tuple[Any, Any]] | None
 
 def tinygrad_variables(u: Any) -> dict[str, tuple[Any, Any]]:
     """The variables of a tinygrad graph, {name: (lo, hi)}, in slot order (natural sort of names)."""
-    tops = _tinygrad()
+    tops = tinygrad_ops()
     found: dict[str, tuple[Any, Any]] = {}
     for n in u.toposort():
         info = _variable_info(n, tops)
@@ -180,7 +183,7 @@ def from_tinygrad(u: Any, slots: Mapping[str, int] | None = None) -> UOp:
     `tinygrad_variables` lists them); pass the original's when translating a simplified graph back,
     so that the same variable keeps the same slot.
     """
-    tops = _tinygrad()
+    tops = tinygrad_ops()
     TOps = tops.Ops
     if slots is None:
         slots = {name: k for k, name in enumerate(tinygrad_variables(u))}
@@ -264,7 +267,7 @@ def to_tinygrad(program: UOp, names: Sequence[str] | None = None) -> Any:
     Input slot k becomes a tinygrad variable named `names[k]` (default `v{k}`) with the input's
     bounds (the int32 range when it has none); a RANGE becomes a variable over [0, extent - 1].
     """
-    tops = _tinygrad()
+    tops = tinygrad_ops()
     from tinygrad.dtype import dtypes as tdt
 
     TUOp, TOps = tops.UOp, tops.Ops
@@ -322,7 +325,7 @@ def _max_slot(program: UOp) -> int:
 
 def evaluate_tinygrad(u: Any, values: Mapping[str, Any]) -> Any:
     """The value of a tinygrad graph with its variables bound by name, by tinygrad's own `exec_alu`."""
-    tops = _tinygrad()
+    tops = tinygrad_ops()
     TOps = tops.Ops
     memo: dict[Any, Any] = {}
     for n in u.toposort():

@@ -29,8 +29,8 @@ from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.tinygrad.bridge import (
     ALU_OP_NAMES,
     TinygradError,
-    _tinygrad,
     from_tinygrad,
+    tinygrad_ops,
     tinygrad_simplify,
     tinygrad_variables,
 )
@@ -150,7 +150,7 @@ def capture_tinygrad(
 ) -> Capture:
     """Run workloads and collect their expressions, in order: the named ones of WORKLOADS (default:
     all), or your own, given as {name: function that realizes some tensors}."""
-    tops = _tinygrad()
+    tops = tinygrad_ops()
     import tinygrad.codegen as codegen
     from tinygrad.helpers import Context
 

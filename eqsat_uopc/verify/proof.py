@@ -12,6 +12,15 @@ Verdicts: "proved"; "refuted" with a counterexample (PARAM values by slot, or by
 names; RANGE values under "range <identifier>"), which the concrete evaluator has replayed;
 "unknown" when z3 gives up (timeout or resource limit: never "equal"); "not_attempted" for programs
 with f32 values, which are left to random testing.
+
+    >>> from eqsat_uopc.ir.uop import UOp
+    >>> from eqsat_uopc.verify import prove_equivalent
+    >>> x = UOp.param(0)
+    >>> p = prove_equivalent(x < x + 1, UOp.const(True))  # int_semantics "wrap"
+    >>> p.status, p.counterexample
+    ('refuted', {0: 2147483647})
+    >>> prove_equivalent(x < x + 1, UOp.const(True), "no_overflow").status
+    'proved'
 """
 
 from __future__ import annotations
@@ -23,7 +32,6 @@ from typing import Any
 import z3
 
 from eqsat_uopc.ir.dtype import dtypes
-from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp, call_params
 from eqsat_uopc.semantics.evaluation import Evaluation, evaluate
 from eqsat_uopc.semantics.interpret import interpret
@@ -31,8 +39,6 @@ from eqsat_uopc.semantics.values import same_value
 from eqsat_uopc.verify.z3_encode import Z3Domain, as_bool, conjunction, own_z3_context
 
 __all__ = ["Proof", "check_comparable", "format_inputs", "has_f32", "input_key", "prove_equivalent"]
-
-STATUSES = ("proved", "refuted", "unknown", "not_attempted")
 
 
 @dataclass(frozen=True)
@@ -191,7 +197,3 @@ def _differs(va: Evaluation, vb: Evaluation, refinement: bool) -> bool:
     if refinement:
         return va.defined and (not vb.defined or not same_value(va.value, vb.value))
     return va.defined and vb.defined and not same_value(va.value, vb.value)
-
-
-def uses_range(*programs: UOp) -> bool:
-    return any(u.op is Ops.RANGE for p in programs for u in p.toposort())

@@ -6,7 +6,7 @@ applies the rule as `PatternMatcher.rewrite` would (first binding whose function
 node), and when it fires evaluates the program before and after on random inputs: int32 values
 drawn over the whole range with a bias to the edges, where wraparound bugs live.
 
-The rule is held to what it declares (DESIGN.md, "Integer semantics"):
+The rule is held to what it declares (docs/DESIGN.md, "Integer semantics"):
 - "wrap": before and after must agree on every input where `before` is defined;
 - "no_overflow": they must agree on every input where no intermediate i32 result of either side
   overflowed. The evaluator here detects that: every i32 ADD, MUL and REDUCE step is also computed

@@ -16,6 +16,23 @@ The runner makes one instance of each hook that `applies` to a run (no work in t
 calls the start phases in the registered order, then `attach`es the hooks that iterate to each
 e-graph it builds (a replay after an overshoot builds it again: a hook keeps no state across
 `attach`) and calls them in order after every egglog iteration.
+
+A hook of one's own, run after the registered ones (`saturate(..., hooks=...)`); with the rule set
+"none" only the hook's equality is in the e-graph:
+
+    >>> from eqsat_uopc.ir.uop import UOp
+    >>> from eqsat_uopc.saturation import HOOKS, Additions, Hook, saturate
+    >>> class Triple(Hook):
+    ...     name = "triple"
+    ...     def start(self, seeds):
+    ...         x = seeds.program.src[0]
+    ...         return Additions(equalities=((x * 3, x + x + x),), matches={"triple/start": 1})
+    >>> x = UOp.param(0)
+    >>> s = saturate(x * 3, rules="none", hooks=(*HOOKS, Triple))
+    >>> s.equivalent(x * 3, x + x + x), s.report.matches["triple/start"]
+    (True, 1)
+    >>> saturate(x * 3, rules="none").equivalent(x * 3, x + x + x)
+    False
 """
 
 from __future__ import annotations

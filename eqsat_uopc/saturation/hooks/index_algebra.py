@@ -8,8 +8,9 @@ once) can hide or show a fold (`(4x % 6) // 3` is `(-2x) // 3` for x in [-2, 0],
 does not show). Each result joins the program's e-class and is an extraction candidate, so the
 e-graph's rules start from it and `optimize` never returns more than it; each rewrite an algebra
 rule made on the way is an equality too, so that extraction may take an intermediate form (the
-constant of `(5 - 4x) // 6` shared with another 6). The folds are exact (each checks that the values
-it reasons about fit in int32), so the hook runs under either int semantics.
+constant of `(5 - 4x) // 6` shared with another 6). Under wrap each fold checks that the values it
+reasons about fit in int32; under no_overflow it takes them as exact, as that semantics assumes
+(ALGEBRA_NO_OVERFLOW), and checks only what it writes.
 """
 
 from __future__ import annotations

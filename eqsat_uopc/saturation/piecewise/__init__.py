@@ -25,8 +25,6 @@ Work is bounded everywhere (forms per term, atoms per form, forms built, cases s
 comparison): past a bound a term is an atom, or a comparison undecided, which is sound, only weaker.
 """
 
-# _decide: one builder's decision without the splits, which tests compare the splits against
-from eqsat_uopc.saturation.piecewise.compare import decide as _decide  # noqa: F401
 from eqsat_uopc.saturation.piecewise.normal import PiecewiseLinear
 from eqsat_uopc.saturation.piecewise.passes import decided_comparisons
 

@@ -23,7 +23,7 @@ from typing import Any
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.tinygrad.bridge import to_tinygrad
 
-__all__ = ["NOISE", "significant", "tinygrad_rules"]
+__all__ = ["NOISE", "pattern_name", "significant", "tinygrad_rules"]
 
 # rules that fire on almost everything and say nothing about what a simplifier must know, by their
 # place in tinygrad 0.14.0's symbolic.py (the version the bridge pins; a test checks the names)
@@ -58,7 +58,7 @@ def _comment_block_head(filename: str, line: int) -> str:
 
 
 @functools.cache
-def _pattern_name(filename: str, line: int) -> str:
+def pattern_name(filename: str, line: int) -> str:
     """A pattern's name: the comment on its line, else the comment block right above it, else its
     code (of several patterns under one comment block, only the first is named by the comment)."""
     text = linecache.getline(filename, line)
@@ -140,7 +140,7 @@ def tinygrad_rules(program: UOp) -> tuple[str, ...]:
                 name = _fold_that_returned(fold, uop)
                 fired.setdefault(f"divandmod.py: {name or 'fold_divmod_general'}")
             else:
-                fired.setdefault(f"{_short(filename)}:{line} {_pattern_name(filename, line)}")
+                fired.setdefault(f"{_short(filename)}:{line} {pattern_name(filename, line)}")
             return ret
         return None
 
