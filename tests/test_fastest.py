@@ -300,7 +300,7 @@ def test_measure_settings_only_with_measured_and_a_compiler(monkeypatch):
 
 def test_cli_optimize_measured(tmp_path, capsys, monkeypatch):
     path = tmp_path / "p.uir"
-    path.write_text("%0 = param : slot=0 dtype=i32\n%1 = mul %0, 2\n%2 = add %1, %1\n")
+    path.write_text("%0 = param : slot=0 dtype=i32\n%1 = mul %0, 3\n%2 = add %1, %1\n")
 
     def stub(programs, s):  # every candidate alike: the smallest is chosen
         return TimingRun(tuple(Timing((1.0, 2.0, 3.0)) for _ in programs), s.lanes, True, s.rounds)
@@ -308,7 +308,7 @@ def test_cli_optimize_measured(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(fastest, "_time", stub)
     assert main(["optimize", str(path), "--cost", "measured"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[:2] == ["%0 = param : slot=0 dtype=i32", "%1 = mul %0, 4"]
+    assert out[:2] == ["%0 = param : slot=0 dtype=i32", "%1 = mul %0, 6"]
     assert out[2] == (
         "# cost (measured): 2 ns per lane, median of 21 rounds over 4096 lanes; "
         "chosen: smallest, latency, latency_greedy_dag, latency_tree, latency_on_smallest, greedy; "

@@ -67,6 +67,21 @@ def test_divmod_constant_quotient_and_variable_divisors():
     assert simplify_algebra((n * i + 3) // n, "wrap") in (i + 3 // n, 3 // n + i)
 
 
+def test_the_algebra_runs_only_the_folds_it_is_given():
+    """A rule set without linear/divmod-fold gets no division folds from the hook (`only`); a name
+    that is no fold is refused."""
+    a = P(0, 0, 30)
+    assert simplify_algebra((a * 6) // 9, "wrap") is (a * 2) // 3
+    assert simplify_algebra((a * 6) // 9, "wrap", frozenset({"compare-fold"})) is (a * 6) // 9
+    assert simplify_algebra((a * 6) // 9, "wrap", frozenset({"divmod-fold"})) is (a * 2) // 3
+    with pytest.raises(ValueError) as e:
+        simplify_algebra(a, "wrap", frozenset({"divmod"}))
+    assert str(e.value) == (
+        "simplify_algebra: no algebra rule named ['divmod']; the rules are ['compare-fold', "
+        "'divmod-fold', 'max-bounds', 'sum-fold', 'truth-table', 'where-assume']"
+    )
+
+
 def test_divmod_refuses_what_it_cannot_prove():
     x, y = P(0, 0, 100), P(1, -2, 2)
     assert fold_divmod(x // y) is None  # the divisor's range holds 0

@@ -78,7 +78,10 @@ def fold_divmod(u: UOp, exact: bool = False) -> UOp | None:
 
 
 def _checked(form: LinearForm) -> UOp | None:
-    """form as a term, if every value and intermediate of it is an int32."""
+    """form as a term, if every value and intermediate of it is an int32 (a lone atom always is:
+    it is a term of the program already)."""
+    if form.const == 0 and len(form.terms) == 1 and form.terms[0][1] == 1:
+        return form.terms[0][0]
     return form.to_uop() if fits_i32(-form.magnitude(), form.magnitude()) else None
 
 

@@ -72,9 +72,10 @@ _MAX_STEPS_KEPT = 64  # the algebra's rewrites kept as equalities per run, at mo
 class _Recording(PatternMatcher):
     """The symbolic rules and the algebra, recording each rewrite an algebra rule makes."""
 
-    def __init__(self, int_semantics: str) -> None:
+    def __init__(self, int_semantics: str, only: frozenset[str] | None) -> None:
         algebra = ALGEBRA_NO_OVERFLOW if int_semantics == "no_overflow" else ALGEBRA
-        super().__init__((sound_symbolic(int_semantics) + algebra).rules)
+        folds = [r for r in algebra.rules if only is None or r.name in only]
+        super().__init__(list(sound_symbolic(int_semantics).rules) + folds)
         self.steps: list[tuple[str, UOp, UOp]] = []
 
     def rewrite(self, u: UOp, ctx: Any = None) -> UOp | None:
@@ -84,21 +85,30 @@ class _Recording(PatternMatcher):
         return out
 
 
-_matchers: dict[str, _Recording] = {}
+_matchers: dict[tuple[str, frozenset[str] | None], _Recording] = {}
 
 
-def simplify_algebra(u: UOp, int_semantics: str) -> UOp | None:
-    """u rewritten by the symbolic rules sound under int_semantics and the algebra, to a fixed point;
-    None if that takes too many steps."""
-    return simplify_algebra_steps(u, int_semantics)[0]
+def simplify_algebra(u: UOp, int_semantics: str, only: frozenset[str] | None = None) -> UOp | None:
+    """u rewritten by the symbolic rules sound under int_semantics and the algebra (only the folds
+    named in `only`, if given), to a fixed point; None if that takes too many steps."""
+    return simplify_algebra_steps(u, int_semantics, only)[0]
 
 
-def simplify_algebra_steps(u: UOp, int_semantics: str) -> tuple[UOp | None, list[tuple[str, UOp, UOp]]]:
+def simplify_algebra_steps(
+    u: UOp, int_semantics: str, only: frozenset[str] | None = None
+) -> tuple[UOp | None, list[tuple[str, UOp, UOp]]]:
     """simplify_algebra, and the rewrites its algebra rules made on the way, in order ((rule name,
     term, its rewrite): `("divmod-fold", (a*6)//9, (a*2)//3)`; the first _MAX_STEPS_KEPT)."""
-    pm = _matchers.get(int_semantics)
+    unknown = (only or frozenset()) - _ALGEBRA_NAMES
+    if unknown:
+        raise ValueError(
+            f"simplify_algebra: no algebra rule named {sorted(unknown)}; the rules are "
+            f"{sorted(_ALGEBRA_NAMES)}"
+        )
+    key = (int_semantics, only)
+    pm = _matchers.get(key)
     if pm is None:
-        pm = _matchers[int_semantics] = _Recording(int_semantics)
+        pm = _matchers[key] = _Recording(int_semantics, only)
     pm.steps = []
     try:
         result = graph_rewrite(u, pm, max_steps=max(_MIN_STEPS, _STEPS_PER_NODE * u.size))

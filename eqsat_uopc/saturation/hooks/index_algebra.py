@@ -38,6 +38,12 @@ class IndexAlgebra(Hook):
             and all(u.dtype is not dtypes.f32 for u in setup.nodes)
         )
 
+    @property
+    def _rules(self) -> frozenset[str]:
+        """The short names of the algebra rules the run's rule set holds (a set without
+        linear/compare-fold gets no comparison folds)."""
+        return frozenset(short for short, name in _DECLARED.items() if name in self.setup.rules)
+
     def start(self, seeds: Seeds) -> Additions:
         if seeds.root_constant():
             return Additions()  # decided already: nothing is smaller than a constant
@@ -47,7 +53,7 @@ class IndexAlgebra(Hook):
         equalities: dict[tuple[UOp, UOp], None] = {}
         matches: dict[str, int] = {}
         for k, start in enumerate(starts):
-            result, steps = simplify_algebra_steps(start, sem)
+            result, steps = simplify_algebra_steps(start, sem, self._rules)
             if result is None:
                 continue
             if result not in seeds.roots and result not in results.values():
