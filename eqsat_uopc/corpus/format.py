@@ -15,6 +15,7 @@ be printed as `v0 = 3, v1 = -7`.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from eqsat_uopc.corpus.sexpr import parse_sexpr, sexpr_var_names
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.uop import UOp
 
-__all__ = ["VERDICTS", "CorpusEntry", "load_corpus"]
+__all__ = ["VERDICTS", "CorpusEntry", "json_lines", "load_corpus"]
 
 # sample verdict -> the constant the expression should reduce to (None: not a constant, or unknown)
 VERDICTS = {"true_on_all_samples": True, "false_on_all_samples": False, "mixed": None, "unknown": None}
@@ -63,8 +64,12 @@ class CorpusEntry:
 
 def load_corpus(path: str | Path) -> list[CorpusEntry]:
     """Every entry of a corpus .jsonl file, in file order. Errors name the file, line and entry id."""
-    path = Path(path)
-    entries = []
+    return [_entry(row, lineno, where) for row, lineno, where in json_lines(Path(path))]
+
+
+def json_lines(path: Path) -> Iterator[tuple[Any, int, str]]:
+    """Each non-blank line of a .jsonl file read as JSON, with its line number and "file:line" (for
+    errors); a line that is not JSON is a CorpusError naming the file, the line and the column."""
     with path.open() as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
@@ -74,8 +79,7 @@ def load_corpus(path: str | Path) -> list[CorpusEntry]:
                 row = json.loads(line)
             except json.JSONDecodeError as e:
                 raise CorpusError(f"{where}: column {e.colno}: not JSON: {e.msg}") from None
-            entries.append(_entry(row, lineno, where))
-    return entries
+            yield row, lineno, where
 
 
 def _entry(row: dict, lineno: int, where: str) -> CorpusEntry:

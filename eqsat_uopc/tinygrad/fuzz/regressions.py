@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from eqsat_uopc.corpus.errors import CorpusError
+from eqsat_uopc.corpus.format import json_lines
 from eqsat_uopc.corpus.sexpr import parse_sexpr, sexpr_var_names, to_sexpr
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
@@ -98,17 +99,7 @@ def load_regressions(path: str | Path | None = None) -> list[Regression]:
     """Every case of a regression corpus file (default: the bundled one), in file order. Errors
     name the file, the line and the field."""
     path = Path(path) if path is not None else regressions_path()
-    out = []
-    for lineno, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path.name}:{lineno}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise CorpusError(f"{where}: column {e.colno}: not JSON: {e.msg}") from None
-        out.append(_regression(row, lineno, where))
-    return out
+    return [_regression(row, lineno, where) for row, lineno, where in json_lines(path)]
 
 
 _REQUIRED = ("id", "expr", "template", "seed", "index", "int_semantics", "tinygrad_size", "ours_size")
