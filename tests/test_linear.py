@@ -90,6 +90,15 @@ def test_divmod_refuses_what_it_cannot_prove():
     assert fold_divmod((P(1) * 6) // 9) is None  # unbounded: the same
 
 
+def test_a_lone_atom_is_written_at_any_bounds():
+    """Writing an atom of the program back costs no overflow check: `(v - 2) % -2` is `v % -2` under
+    no_overflow even where v reaches -2**31 (under wrap v - 2 may wrap: no fold)."""
+    v = P(0, -(2**31), 0)
+    assert fold_divmod((v + -2) % -2, True) is v % -2
+    assert fold_divmod((v + -2) % -2) is None
+    assert simplify_algebra((v + -2) % -2, "no_overflow") is v % -2
+
+
 def test_negative_divisors():
     g, v = P(0, 0, 255), P(1, -20, -19)
     assert fold_divmod((g * 8 + 16) // -8) is (g + 2) // -1  # the gcd 8, whatever the signs

@@ -87,9 +87,10 @@ def _checked(form: LinearForm) -> UOp | None:
 
 def _divmod(form: LinearForm, c: int, mod: bool) -> UOp | None:
     """The term form // c or form % c (c > 0), if form's values fit."""
-    if not form.fits() or form.magnitude() > 2**31 - 1:
+    term = _checked(form)
+    if term is None:
         return None
-    return form.to_uop() % c if mod else form.to_uop() // c
+    return term % c if mod else term // c
 
 
 def _fold_by_constant(u: UOp | None, lx: LinearForm, c: int, mod: bool) -> UOp | None:
