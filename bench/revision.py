@@ -54,9 +54,14 @@ CORPORA = ("index", "caviar", "capture")
 
 # runs in each tree: reads "corpus index" lines, answers "seconds size program-hash"
 WORKER = """
-import hashlib, sys, time
+import hashlib, os, sys, time
 from eqsat_uopc import optimize
 from eqsat_uopc.corpus import caviar_dev, index_expressions
+tree = os.path.realpath(os.getcwd())
+for module in list(sys.modules.values()):  # every module of the package from this tree, none installed
+    path = os.path.realpath(getattr(module, "__file__", None) or tree)
+    if module.__name__.startswith("eqsat_uopc") and not path.startswith(tree):
+        sys.exit(f"{module.__name__} was imported from {path}, not from the tree in {tree}")
 programs = {
     "index": [e.program for e in index_expressions(int(sys.argv[1]), seed=0)],
     "caviar": [e.program for e in caviar_dev()],
@@ -115,15 +120,17 @@ class Worker:
 
 
 def check_out(revision: str, into: Path) -> None:
-    """The tree of revision in `into`, its rules importable as `eqsat_uopc.rules` (the package
-    maps them from `rules/` when installed, and the worker runs it uninstalled)."""
+    """The tree of revision in `into`, its rules and extractors importable as `eqsat_uopc.rules` and
+    `eqsat_uopc.extract` (the package maps them from `rules/` and `extract/` when installed, and the
+    worker runs it uninstalled: without the links, the installed tree's would be imported)."""
     archive = subprocess.run(["git", "archive", revision], cwd=ROOT, capture_output=True, check=False)
     if archive.returncode != 0:
         raise SystemExit(f"git archive {revision}: {archive.stderr.decode().strip()}")
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
-    rules, link = into / "rules", into / "eqsat_uopc" / "rules"
-    if rules.is_dir() and not link.exists():
-        link.symlink_to(rules, target_is_directory=True)
+    for name in ("rules", "extract"):
+        source, link = into / name, into / "eqsat_uopc" / name
+        if source.is_dir() and not link.exists():
+            link.symlink_to(source, target_is_directory=True)
 
 
 def main() -> None:
