@@ -20,6 +20,7 @@ from eqsat_uopc.pipeline.fastest import (
     TimedCandidate,
     beats,
     choose,
+    decide,
     measure_fastest,
     ratio_quartile,
 )
@@ -125,6 +126,30 @@ def test_a_larger_winner_is_timed_again_and_kept_only_if_it_wins_again():
     smallest_wins = Stub({SMALL: [[1.0] * 3], BIG: [[2.0] * 3]})
     m = measure_fastest({"small": SMALL, "big": BIG}, timer=smallest_wins)
     assert (m.program, m.confirmed, len(smallest_wins.calls)) == (SMALL, False, 1)
+
+
+def test_a_run_too_noisy_to_tell_is_followed_by_another_and_the_median_rounds_decide():
+    """The smallest is kept when nothing beats it beyond the spread; but when another candidate is
+    faster in the median round by more than the margin (Caviar L12708: 3.6% faster, inside a noisy
+    run's spread), that run could not tell: a second run is made, and a candidate faster in the
+    median round by more than the margin in both runs is taken."""
+    first = {SMALL: [1.0] * 5, BIG: [0.95, 0.95, 0.95, 1.0, 1.0]}  # BIG / SMALL: median 0.95, q75 1.0
+    assert not beats(timed(BIG, first[BIG]), timed(SMALL, first[SMALL]), 0.02)
+    assert beats(timed(BIG, first[BIG]), timed(SMALL, first[SMALL]), 0.02, "median")
+    tells = Stub({SMALL: [first[SMALL], [1.0] * 5], BIG: [first[BIG], [0.9] * 5]})
+    m = measure_fastest({"small": SMALL, "big": BIG}, timer=tells)
+    assert [(programs, s.seed) for programs, s in tells.calls] == [([SMALL, BIG], 0), ([BIG, SMALL], 1)]
+    assert (m.program, m.confirmed) == (BIG, True)
+    assert decide(m.candidates) == (1, False)  # as a cached measurement is decided again
+    # the second run finds them alike: the smallest stays
+    keeps = Stub({SMALL: [first[SMALL], [1.0] * 5], BIG: [first[BIG], [1.0] * 5]})
+    m = measure_fastest({"small": SMALL, "big": BIG}, timer=keeps)
+    assert (m.program, m.confirmed, len(keeps.calls)) == (SMALL, True, 2)
+    # faster in the median round by less than the margin: the first run stands
+    close = Stub({SMALL: [[1.0] * 5], BIG: [[0.99] * 5]})
+    m = measure_fastest({"small": SMALL, "big": BIG}, timer=close)
+    assert (m.program, len(close.calls)) == (SMALL, 1)
+    assert decide(m.candidates) == (0, False)
 
 
 def test_the_measurement_as_a_dict():
