@@ -145,7 +145,8 @@ def summary(rows: list[dict]) -> list[str]:
         f"programs: {n} (" + ", ".join(f"{c} {k}" for c, k in by_corpus.items()) + ")",
         f"  with a choice (the smallest, greedy's and the latency model's results not all one program): "
         f"{sum(r['distinct_results'] > 1 for r in rows)}",
-        f"  timed twice (the first run chose another than the smallest): {sum(r['confirmed'] for r in rows)}",
+        "  timed twice (the first run chose another than the smallest, or could not tell): "
+        f"{sum(r['confirmed'] for r in rows)}",
         f"  seconds per program: median {statistics.median(r['seconds'] for r in rows):.2f}, "
         f"max {max(r['seconds'] for r in rows):.2f}; of which measuring (compile and timing): median "
         f"{statistics.median(r['measuring_seconds'] for r in rows):.2f}, "

@@ -358,7 +358,8 @@ def _print_measured(m: dict, int_semantics: str) -> None:
     """The measured choice and every candidate's time, as `# ` lines after the program."""
     chosen = m["candidates"][m["chosen"]]
     how = f"over {m['lanes']} lanes" if m["batched"] else "timed whole"
-    again = ", timed twice (the first run chose another than the smallest)" if m["confirmed"] else ""
+    twice = ", timed twice (the first run chose another than the smallest, or could not tell)"
+    again = twice if m["confirmed"] else ""
     cached = " (measurements from the cache)" if m["cached"] else ""
     print(
         f"# cost (measured): {chosen['median']:.4g} {m['unit']}, median of {m['rounds']} rounds {how}"

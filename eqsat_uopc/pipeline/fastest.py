@@ -90,8 +90,9 @@ class MeasureError(ValueError):
 class MeasureSettings:
     """How candidates are timed and compared (timing.py and the module docstring): lanes per
     evaluation of a batched program, timed rounds, the seed of the random inputs, the length of a
-    round and its bursts, the margin a larger program must win by, whether a choice other than the
-    smallest is confirmed by a second run, and whether to use the on-disk cache."""
+    round and its bursts, the margin a larger program must win by, whether a second run is made when
+    the first chose another than the smallest or could not tell (`confirm`), and whether to use the
+    on-disk cache."""
 
     lanes: int = 4096
     rounds: int = 21
@@ -191,7 +192,8 @@ class Measurement:
 
     @property
     def confirmed(self) -> bool:
-        """Was there a second run (the first run chose another than the smallest given first)?"""
+        """Was there a second run (the first run chose another than the smallest given first, or could
+        not tell: steps 3 and 4)?"""
         return len(self.candidates[0].timings) > 1
 
     @property
