@@ -19,14 +19,12 @@ family file read into a Family), python_rules (the Python rules), catalogue (the
 FAMILIES), rule_sets (RuleSet, RULE_SETS, the egglog program of a rule set), docs (docs/rules.md).
 """
 
-from eqsat_uopc.rules.catalogue import BUNDLED, FAMILIES
+from eqsat_uopc.rules.catalogue import BEYOND_CHAPTER_FAMILIES, BUNDLED, FAMILIES, SYMBOLIC_FAMILIES
 from eqsat_uopc.rules.family import Family, load_family, parse_family, read_rules
 from eqsat_uopc.rules.python_rules import PYTHON_RULES
 from eqsat_uopc.rules.rule import FORM_KINDS, MAINTAINED, DeclarationError, FormKind, Rule, form_kind
 from eqsat_uopc.rules.rule_sets import (
-    BEYOND_CHAPTER_FAMILIES,
     RULE_SETS,
-    SYMBOLIC_FAMILIES,
     RuleSet,
     egglog_forms,
     egglog_program,

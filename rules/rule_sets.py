@@ -12,14 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from eqsat_uopc.rules.catalogue import FAMILIES
+from eqsat_uopc.rules.catalogue import BEYOND_CHAPTER_FAMILIES, FAMILIES, SYMBOLIC_FAMILIES
 from eqsat_uopc.rules.family import Family
 from eqsat_uopc.rules.rule import MAINTAINED, Rule
 
 __all__ = [
-    "BEYOND_CHAPTER_FAMILIES",
     "RULE_SETS",
-    "SYMBOLIC_FAMILIES",
     "RuleSet",
     "egglog_forms",
     "egglog_program",
@@ -92,20 +90,6 @@ class RuleSet:
     def __repr__(self) -> str:
         return f"RuleSet({self.name!r}, {self.family_names})"
 
-
-# the families of the chapter's symbolic rules (every greedy symbolic rule has a counterpart here)
-SYMBOLIC_FAMILIES = (
-    "identities",
-    "fold",
-    "reassociation",
-    "distribution",
-    "divmod",
-    "recombination",
-    "comparisons",
-    "intervals",
-)
-# the families beyond the chapter's rules: the rule families of tinygrad's and Halide's simplifiers
-BEYOND_CHAPTER_FAMILIES = ("boolean", "minmax", "linear", "divisibility", "digits", "offsets")
 
 RULE_SETS: dict[str, RuleSet] = {
     rs.name: rs
