@@ -28,11 +28,11 @@ from eqsat_uopc.linear.compare import difference
 from eqsat_uopc.linear.form import LinearForm, atom_bounds
 from eqsat_uopc.semantics.alu import exec_alu
 
-__all__ = ["assume", "fold_bool", "fold_where"]
+__all__ = ["BOOL_OPS", "assume", "fold_bool", "fold_where"]
 
 _MAX_ROWS = 512  # assignments a truth table tries at most
 _MAX_NODES = 64  # boolean nodes of a term the truth table reads at most
-_BOOL_OPS = frozenset({Ops.WHERE, Ops.CMPNE, Ops.CMPLT, Ops.MAX, Ops.MUL, Ops.ADD})
+BOOL_OPS = (Ops.WHERE, Ops.CMPNE, Ops.CMPLT, Ops.MAX, Ops.MUL, Ops.ADD)  # the IR's boolean operators
 _TRUE, _FALSE = UOp.const(True), UOp.const(False)
 
 
@@ -58,7 +58,7 @@ def _is_bool_op(n: UOp) -> bool:
     return (
         n.dtype is dtypes.bool
         and not n.shape
-        and n.op in _BOOL_OPS
+        and n.op in BOOL_OPS
         and all(s.dtype is dtypes.bool for s in n.src)
     )
 

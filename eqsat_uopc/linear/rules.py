@@ -23,14 +23,11 @@ from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.linear.compare import fold_compare, fold_max
-from eqsat_uopc.linear.conditions import fold_bool, fold_where
+from eqsat_uopc.linear.conditions import BOOL_OPS, fold_bool, fold_where
 from eqsat_uopc.linear.divmod import fold_divmod
 from eqsat_uopc.linear.sums import fold_sum
 
 __all__ = ["ALGEBRA", "ALGEBRA_NO_OVERFLOW", "simplify_algebra", "simplify_algebra_steps"]
-
-
-_BOOL_OPS = (Ops.WHERE, Ops.CMPNE, Ops.CMPLT, Ops.MAX, Ops.MUL, Ops.ADD)  # the IR's boolean operators
 
 
 def _algebra(exact: bool) -> PatternMatcher:
@@ -46,13 +43,7 @@ def _algebra(exact: bool) -> PatternMatcher:
             Rule(UPat(Ops.MAX, name="u"), fold_max, "max-bounds"),
             Rule(UPat(Ops.ADD, dtype=dtypes.i32, name="u"), lambda u: fold_sum(u, exact), "sum-fold"),
             Rule(UPat(Ops.WHERE, name="u"), fold_where, "where-assume"),
-            Rule(
-                UPat(
-                    (Ops.WHERE, Ops.CMPNE, Ops.CMPLT, Ops.MAX, Ops.MUL, Ops.ADD), dtype=dtypes.bool, name="u"
-                ),
-                fold_bool,
-                "truth-table",
-            ),
+            Rule(UPat(BOOL_OPS, dtype=dtypes.bool, name="u"), fold_bool, "truth-table"),
         ]
     )
 

@@ -52,8 +52,9 @@ class IndexAlgebra(Hook):
         results: dict[str, UOp] = {}
         equalities: dict[tuple[UOp, UOp], None] = {}
         matches: dict[str, int] = {}
+        only = self._rules
         for k, start in enumerate(starts):
-            result, steps = simplify_algebra_steps(start, sem, self._rules)
+            result, steps = simplify_algebra_steps(start, sem, only)
             if result is None:
                 continue
             if result not in seeds.roots and result not in results.values():
