@@ -157,7 +157,7 @@ def test_a_bad_option_value_is_one_line_with_status_2(capsys, argv, message):
 
 
 def test_every_option_of_every_subcommand_shows_its_default_in_help():
-    parser = cli._parser()
+    parser = cli.parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     assert set(sub.choices) == {
         "run",
@@ -258,11 +258,11 @@ def test_a_bug_is_not_dressed_up_as_bad_input(monkeypatch, capsys):
     monkeypatch.setattr("eqsat_uopc.pipeline.optimization.optimize", broken)
     with pytest.raises(KeyError):
         main(["optimize", SQ])
-    monkeypatch.setattr(cli, "_evaluate", lambda *a: [][1])
+    monkeypatch.setattr(cli.run, "_evaluate", lambda *a: [][1])
     with pytest.raises(IndexError):  # the interpreter's own IndexError is the program's; this one is not
         main(["run", SQ, "--backend", "c"])
     capsys.readouterr()
-    assert cli._guarded(["run", SQ, "--backend", "c"]) == 70
+    assert cli.guarded(["run", SQ, "--backend", "c"]) == 70
     err = capsys.readouterr().err
     assert (
         err.startswith("Traceback (most recent call last):") and "IndexError: list index out of range" in err
@@ -560,7 +560,7 @@ CLI_DOC = ROOT / "docs" / "cli.md"
 
 def test_the_cli_doc_names_every_subcommand_and_option():
     doc = CLI_DOC.read_text()
-    parser = cli._parser()
+    parser = cli.parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     missing = []
     for name, p in sub.choices.items():

@@ -1,4 +1,4 @@
-"""`eqsat-uopc synthesize`: the command-line front of synthesize() (cli.py only registers it).
+"""`eqsat-uopc synthesize`: the command-line front of synthesize() (cli/synthesize.py registers it).
 
 Every option is checked when the command line is read (eqsat_uopc.cli_options): an unknown op or
 base rule set, a size, budget or time limit out of range, an output that is not a .egg file is one

@@ -1,4 +1,4 @@
-"""`eqsat-uopc fuzz-tinygrad`: the command-line front of the fuzzer (cli.py registers it and passes
+"""`eqsat-uopc fuzz-tinygrad`: the command-line front of the fuzzer (cli/fuzz.py registers it and passes
 the optimizer: `optimize` lives above this layer).
 
 Every option is checked before any work; a bad one is one line on stderr naming the option, the
