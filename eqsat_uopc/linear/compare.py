@@ -17,8 +17,9 @@ difference d = S + k (S the terms, k the constant):
 
 The result is written `P < N + m` (P the positive terms, N the negated negative ones); it replaces
 the comparison when it is decided, smaller, or as large with smaller constants. Each fold needs
-both sides' exact values (their linear forms fit int32) and writes only sums that fit, so it is
-sound under wraparound.
+both sides' exact values (their linear forms fit int32, or no_overflow's `exact`), the lone
+division's numerator's too, and writes only sums that compute no value outside int32; each is proved
+as a schema over 32-bit bit-vectors with these guards (eqsat_uopc/verify/algebra_schemas.py).
 """
 
 from __future__ import annotations
@@ -85,9 +86,11 @@ def _normal_lt(d: LinearForm, exact: bool) -> UOp | None:
         ((a, c),) = s.terms
         if a.op is Ops.FLOORDIV and a.src[1].op is Ops.CONST and a.src[1].arg not in (0, -(2**31)):
             z, dd = LinearForm.of(a.src[0]), a.src[1].arg
+            if z is not None and not (exact or z.fits()):
+                z = None  # z's value is not its form's
             if z is not None and dd < 0:  # z // -d = (-z) // d
                 z, dd = z.scaled(-1), -dd
-            if z is not None and (exact or z.fits()):
+            if z is not None:
                 # z // dd < k <=> z < k*dd;  -(z // dd) < k <=> z // dd > -k <=> z >= (1 - k)*dd
                 bound = k * dd if c == 1 else (1 - k) * dd
                 if fits_i32(bound - 1, bound):
@@ -119,17 +122,16 @@ def _spell(d: LinearForm | None, op: Ops) -> UOp | None:
         return None
     pos = LinearForm(tuple((a, c) for a, c in d.terms if c > 0), 0)
     neg = LinearForm(tuple((a, -c) for a, c in d.terms if c < 0), -d.const)
-    for side in (pos, neg):
-        if not fits_i32(-side.magnitude(), side.magnitude()):
-            return None
     if not pos.terms and not neg.terms:
         return None
-    if op is Ops.CMPNE:
-        lhs, rhs = (pos, neg) if pos.terms else (neg, pos)
-        return lhs.to_uop().ne(rhs.to_uop())
     if not pos.terms:  # 0 < N + m  <=>  -m < N
-        return UOp(Ops.CMPLT, (UOp.const(-neg.const), neg.without_const().to_uop()))
-    return UOp(Ops.CMPLT, (pos.to_uop(), neg.to_uop()))
+        pos, neg = LinearForm.constant(-neg.const), neg.without_const()
+    lhs, rhs = pos.write(), neg.write()
+    if lhs is None or rhs is None:
+        return None
+    if op is Ops.CMPNE and not pos.terms:
+        lhs, rhs = rhs, lhs  # the side with terms first
+    return lhs.ne(rhs) if op is Ops.CMPNE else UOp(Ops.CMPLT, (lhs, rhs))
 
 
 def fold_max(u: UOp) -> UOp | None:

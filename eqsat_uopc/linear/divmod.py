@@ -21,9 +21,13 @@ mathematics) asks, in order, for `x // y` and `x % y` (i32, floor semantics):
   - the symbolic gcd of the terms and y divided out: `(d*b + c*d) // d -> b + c`;
   - exact multiples of y split off (x, y >= 0): `(y*a + b) // y -> a + b // y`.
 
-Each fold needs the numerator's exact value (its linear form fits int32: `LinearForm.fits`) and
-builds a result whose divisions and products stay in int32, so it is sound under wraparound. A
-fold returns None when it does not apply or would give back its input.
+Each fold needs the exact value of every term it reasons about: under wrap the numerator's and,
+where a fold reads into a term (the numerator of a remainder or a quotient inside the sum), that
+term's too (their linear forms fit int32: `LinearForm.fits`); under no_overflow (`exact`) every
+term of the program is exact. Each writes only terms that compute no value outside int32
+(`LinearForm.write`), and builds no constant it has not checked. Each is proved as a schema over
+32-bit bit-vectors with these guards (eqsat_uopc/verify/algebra_schemas.py). A fold returns None
+when it does not apply or would give back its input.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import math
 from collections import Counter
 
 from eqsat_uopc.greedy.rewrite import graph_rewrite
+from eqsat_uopc.ir.dtype import I32_MAX
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.linear.form import LinearForm, Product, atom_bounds, fits_i32, is_index
@@ -68,60 +73,60 @@ def fold_divmod(u: UOp, exact: bool = False) -> UOp | None:
     if q is None:
         return None  # the divisor may be 0: the program is undefined there, leave it as written
     if q[0] == q[1]:
-        if not mod:
-            return UOp.const(q[0])
+        if not mod:  # (-2**31) // -1 is no int32: C leaves it undefined, it is not folded
+            return UOp.const(q[0]) if fits_i32(q[0], q[0]) else None
         ly = LinearForm.of(y)
-        return _checked(lx - ly.scaled(q[0])) if ly is not None else None
+        return (lx - ly.scaled(q[0])).write() if ly is not None else None
     if y.op is Ops.CONST:
-        return _fold_by_constant(u, lx, y.arg, mod)
+        return _fold_by_constant(u, lx, y.arg, mod, exact)
     return _fold_by_variable(u, lx, x, y, mod, exact)
 
 
-def _checked(form: LinearForm) -> UOp | None:
-    """form as a term, if every value and intermediate of it is an int32 (a lone atom always is:
-    it is a term of the program already)."""
-    if form.const == 0 and len(form.terms) == 1 and form.terms[0][1] == 1:
-        return form.terms[0][0]
-    return form.to_uop() if fits_i32(-form.magnitude(), form.magnitude()) else None
-
-
 def _divmod(form: LinearForm, c: int, mod: bool) -> UOp | None:
-    """The term form // c or form % c (c > 0), if form's values fit."""
-    term = _checked(form)
+    """The term form // c or form % c, if form is writable."""
+    term = form.write()
     if term is None:
         return None
     return term % c if mod else term // c
 
 
-def _fold_by_constant(u: UOp | None, lx: LinearForm, c: int, mod: bool) -> UOp | None:
+def _exact_form(u: UOp, exact: bool) -> LinearForm | None:
+    """The linear form of a term the fold reads into, when its value is the form's: it fits int32
+    (under wrap), or every value is exact (no_overflow)."""
+    form = LinearForm.of(u)
+    return form if form is not None and (exact or form.fits()) else None
+
+
+def _fold_by_constant(u: UOp | None, lx: LinearForm, c: int, mod: bool, exact: bool) -> UOp | None:
     """x // c or x % c by the first fold that applies (u: the term itself, to tell a fold that gives
     it back; None when folding a rewritten numerator, whose own term is new anyway). The folds for
     c > 0 serve a negative c through `x // -d = (-x) // d` and `x % -d = -((-x) % d)`, when that is
     smaller than u."""
     if c in (1, -1):
-        return UOp.const(0) if mod else _checked(lx.scaled(c))
+        return UOp.const(0) if mod else lx.scaled(c).write()
     lo, hi = lx.bounds()
     if not mod and c > 1 and lo >= -1 and hi <= 0:
-        return lx.to_uop()  # x in {-1, 0}: x // c is x
+        return lx.write()  # x in {-1, 0}: x // c is x
     for fold in _CONSTANT_FOLDS if c > 0 else _ANY_SIGN_FOLDS:
-        r = fold(lx, c, mod)
+        r = fold(lx, c, mod, exact)
         if r is not None and r is not u:
             return r
-    if c > 0:
-        return None
-    inner = _fold_by_constant(None, lx.scaled(-1), -c, mod)
+    if c > 0 or -c > I32_MAX:
+        return None  # -(-2**31) is no int32 divisor
+    inner = _fold_by_constant(None, lx.scaled(-1), -c, mod, exact)
     r = None if inner is None else (inner * -1 if mod else inner)
     return r if r is not None and (u is None or r.size < u.size) else None
 
 
-def _nested_mod(lx: LinearForm, c: int, mod: bool) -> UOp | None:
-    """(a % (k*c) + b) % c -> (a + b) % c: a residue modulo a multiple of c is a modulo c."""
+def _nested_mod(lx: LinearForm, c: int, mod: bool, exact: bool) -> UOp | None:
+    """(a % (k*c) + b) % c -> (a + b) % c: a residue modulo a multiple of c is a modulo c (of a's exact
+    value: `(v + 1) % 6` with v unbounded is not congruent to v + 1 where v + 1 wraps)."""
     if not mod:
         return None
     out, changed = LinearForm.constant(lx.const), False
     for a, f in lx.terms:
         if a.op is Ops.FLOORMOD and a.src[1].op is Ops.CONST and a.src[1].arg % c == 0 and a.src[1].arg != 0:
-            inner = LinearForm.of(a.src[0])
+            inner = _exact_form(a.src[0], exact)
             if inner is not None:
                 out, changed = out + inner.scaled(f), True
                 continue
@@ -129,7 +134,7 @@ def _nested_mod(lx: LinearForm, c: int, mod: bool) -> UOp | None:
     return _divmod(out, c, mod) if changed else None
 
 
-def _congruence(lx: LinearForm, c: int, mod: bool) -> UOp | None:
+def _congruence(lx: LinearForm, c: int, mod: bool, exact: bool) -> UOp | None:
     """Coefficients replaced by residues of either sign; kept when the remainder stays in one period."""
     terms = lx.terms
     choices = []
@@ -148,16 +153,16 @@ def _congruence(lx: LinearForm, c: int, mod: bool) -> UOp | None:
             continue
         k = lo // c
         if mod:
-            return _checked(rem.plus(-k * c))
+            return rem.plus(-k * c).write()
         quot = LinearForm(
             tuple((a, (f - r) // c) for (a, f), r in zip(terms, rems, strict=True) if f != r),
             lx.const // c + k,
         )
-        return _checked(quot)
+        return quot.write()
     return None
 
 
-def _gcd(lx: LinearForm, c: int, mod: bool) -> UOp | None:
+def _gcd(lx: LinearForm, c: int, mod: bool, exact: bool) -> UOp | None:
     """The gcd g of the coefficients and c factored out: x = g*S + k, and the part of k below g never
     changes the quotient by c > 0; for g dividing k too, (g*A) // (g*B) = A // B whatever the signs."""
     g = math.gcd(*(f for _, f in lx.terms), c)
@@ -177,16 +182,19 @@ def _gcd(lx: LinearForm, c: int, mod: bool) -> UOp | None:
     return None if inner is None else _plus(inner, lx.const // c)
 
 
-def _nest_by_factor(lx: LinearForm, c: int, mod: bool) -> UOp | None:
+def _nest_by_factor(lx: LinearForm, c: int, mod: bool, exact: bool) -> UOp | None:
     """x // c -> (x // f) // (c / f) for a coefficient f dividing c when x // f folds (and x % c from
     it when x >= 0); the smallest result over such f, if not larger than x // c. Each nesting divides
     coefficients, so it ends."""
     from eqsat_uopc.linear.rules import ALGEBRA  # the folds' own rules simplify the inner quotient
 
     best: UOp | None = None
-    limit = (lx.to_uop() % c if mod else lx.to_uop() // c).size  # not larger than x // c itself
+    written = lx.write()
+    if written is None:
+        return None
+    limit = (written % c if mod else written // c).size  # not larger than x // c itself
     for f in sorted({abs(k) for _, k in lx.terms if 1 < abs(k) < c and c % abs(k) == 0}):
-        inner = _fold_by_constant(None, lx, f, mod=False)
+        inner = _fold_by_constant(None, lx, f, False, exact)
         if inner is None or not is_index(inner):
             continue
         inner = graph_rewrite(inner, ALGEBRA, max_steps=_INNER_STEPS)
@@ -198,16 +206,17 @@ def _nest_by_factor(lx: LinearForm, c: int, mod: bool) -> UOp | None:
                 continue
             b = LinearForm(tuple((a, k % f) for a, k in lx.terms if k % f), lx.const % f)
             lo, hi = b.bounds()
-            if not (lo >= 0 and hi < f):
+            rest = b.write()
+            if not (lo >= 0 and hi < f) or rest is None:
                 continue
             r = (inner % (c // f)) * f
-            r = r + b.to_uop() if b.terms or b.const else r
+            r = r + rest if b.terms or b.const else r
         if r.size <= (limit if best is None else best.size - 1):
             best = r
     return best
 
 
-def _constant_into_range(lx: LinearForm, c: int, mod: bool) -> UOp | None:
+def _constant_into_range(lx: LinearForm, c: int, mod: bool, exact: bool) -> UOp | None:
     """(x + k) // c -> (x + k % c) // c + k // c and (x + k) % c -> (x + k % c) % c, for k not already
     its own residue (in [0, c), or (c, 0] for c < 0)."""
     k = lx.const
@@ -217,7 +226,7 @@ def _constant_into_range(lx: LinearForm, c: int, mod: bool) -> UOp | None:
     return inner if mod or inner is None else _plus(inner, k // c)
 
 
-def _reduce_coefficients(lx: LinearForm, c: int, mod: bool) -> UOp | None:
+def _reduce_coefficients(lx: LinearForm, c: int, mod: bool, exact: bool) -> UOp | None:
     """(f*v + b) % c -> ((f mod c)*v + b) % c and (f*v + b) // c -> (f div c)*v + ((f mod c)*v + b) // c,
     for the coefficients outside [0, c), when x and the remainder are >= 0."""
     if lx.bounds()[0] < 0 or all(0 <= f < c for _, f in lx.terms):
@@ -229,17 +238,18 @@ def _reduce_coefficients(lx: LinearForm, c: int, mod: bool) -> UOp | None:
     if mod or inner is None:
         return inner
     quot = LinearForm(tuple((a, f // c) for a, f in lx.terms if f // c), 0)
-    return _checked(quot + LinearForm.atom(inner))
+    return (quot + LinearForm.atom(inner)).write()
 
 
-def _merge_nested_division(lx: LinearForm, c: int, mod: bool) -> UOp | None:
+def _merge_nested_division(lx: LinearForm, c: int, mod: bool, exact: bool) -> UOp | None:
     """(z // k + a) // c -> (z + a*k) // (k*c) for k, c > 0 and a constant: floor(floor(w/k)/c) =
-    floor(w/(k*c)). (Not for a sum a: nesting by a factor splits such a division back.)"""
+    floor(w/(k*c)), w z's exact value. (Not for a sum a: nesting by a factor splits such a division
+    back.)"""
     if mod or len(lx.terms) != 1:
         return None
     for a, f in lx.terms:
         if f == 1 and a.op is Ops.FLOORDIV and a.src[1].op is Ops.CONST and a.src[1].arg > 0:
-            k, z = a.src[1].arg, LinearForm.of(a.src[0])
+            k, z = a.src[1].arg, _exact_form(a.src[0], exact)
             if z is None or not fits_i32(k * c, k * c):
                 return None
             rest = LinearForm(tuple(t for t in lx.terms if t[0] is not a), lx.const)
@@ -281,10 +291,10 @@ def _nested_mod_variable(lx: LinearForm, y: UOp, mod: bool, exact: bool) -> UOp 
         return None
     out = LinearForm.constant(lx.const)
     for a, f in lx.terms:
-        inner = LinearForm.of(a.src[0]) if a.op is Ops.FLOORMOD and a.src[1] is y else None
-        exact_inner = inner is not None and (exact or inner.fits())
-        out = out + (inner.scaled(f) if exact_inner else LinearForm.atom(a, f))
-    return out.to_uop() % y if out.fits() else None
+        inner = _exact_form(a.src[0], exact) if a.op is Ops.FLOORMOD and a.src[1] is y else None
+        out = out + (inner.scaled(f) if inner is not None else LinearForm.atom(a, f))
+    written = out.write()
+    return written % y if written is not None and out.fits() else None
 
 
 def _linear_multiple(lx: LinearForm, y: UOp, mod: bool, exact: bool) -> UOp | None:
@@ -299,9 +309,9 @@ def _linear_multiple(lx: LinearForm, y: UOp, mod: bool, exact: bool) -> UOp | No
         return None
     k = cx // c0
     r = lx - ly.scaled(k)
-    if len(r.terms) >= len(lx.terms) or not r.fits() or not fits_i32(k, k):
+    rest = r.write()
+    if len(r.terms) >= len(lx.terms) or rest is None or not r.fits() or not fits_i32(k, k):
         return None
-    rest = r.to_uop()
     if mod:
         return UOp.const(0) if r.is_constant and r.const == 0 else rest % y
     return UOp.const(k) if r.is_constant and r.const == 0 else rest // y + k
@@ -340,14 +350,15 @@ def _divide(p: Product, g: Product) -> Product | None:
     return Product(p.const // g.const, p.factors - g.factors)
 
 
-def _sum_of(products: list[Product]) -> UOp:
+def _sum_of(products: list[Product]) -> UOp | None:
+    """The sum of the products written, if that computes no value outside int32."""
     form = LinearForm.constant(0)
     for p in products:
         if not p.factors:
             form = form.plus(p.const)
         else:
             form = form + LinearForm.atom(Product(1, p.factors).to_uop(), p.const)
-    return form.to_uop()
+    return form.write() if all(_product_fits(Product(1, p.factors)) for p in products) else None
 
 
 def _symbolic_gcd(lx: LinearForm, y: UOp, mod: bool, exact: bool) -> UOp | None:
@@ -367,7 +378,7 @@ def _symbolic_gcd(lx: LinearForm, y: UOp, mod: bool, exact: bool) -> UOp | None:
     if den is None or any(n is None for n in num):
         return None
     nx, ny = _sum_of(num), _sum_of([den])
-    if not _values_fit(nx) or not _values_fit(ny):
+    if nx is None or ny is None:
         return None
     if not mod:
         return nx // ny
@@ -386,15 +397,12 @@ def _exact_multiples(lx: LinearForm, y: UOp, mod: bool, exact: bool) -> UOp | No
     if not quo:
         return None
     r = _sum_of(rem) if rem else UOp.const(0)
-    rl = LinearForm.of(r)
-    if rl is None or rl.bounds()[0] < 0 or not _values_fit(r):
+    rl = None if r is None else LinearForm.of(r)
+    if rl is None or rl.bounds()[0] < 0:
         return None
     if mod:
         return r % y
     q = _sum_of(quo)
+    if q is None:
+        return None
     return r // y + q if not (r.op is Ops.CONST and r.arg == 0) else q
-
-
-def _values_fit(u: UOp) -> bool:
-    lf = LinearForm.of(u)
-    return lf is not None and fits_i32(-lf.magnitude(), lf.magnitude())

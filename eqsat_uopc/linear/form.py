@@ -7,14 +7,23 @@ and the constant; the interval analysis gives each atom's bounds. Every fold of 
 question about this value, whatever the spelling of the sum (`(a + 5) + b*2`, `b*2 + (5 + a)`, `2*b
 + a + 5` are one form), which is what makes the folds general where rules over one spelling are not.
 
-`LinearForm.of(u)` reads a term; `.to_uop()` writes a canonical one back (atoms in a fixed order,
-coefficient after the atom, the constant last). `.bounds()` is the exact integer range from the
-atoms' bounds. A term's value equals its linear form's exactly, without wraparound, when that range
-fits in int32 (`fits()`): the partial sums and products of the term may wrap, but the ring
-arithmetic of int32 brings them back to the exact value, which is then in range. Every fold checks
-this of what it divides or compares, so each is sound under wraparound; under no_overflow, which
-assumes every intermediate value exact, the folds are told so (`exact=True`) and check only the
-terms they write.
+`LinearForm.of(u)` reads a term (its coefficients and constant int32 values: a form that needs a
+wider one is not read); `.write()` writes a canonical one back (atoms in a fixed order, coefficient
+after the atom, the constant last) when every value it computes is an int32. `.bounds()` is the
+exact integer range from the atoms' bounds.
+
+What the folds may assume, and the guards that give it them (each fold's schema is proved over
+32-bit bit-vectors with these guards: eqsat_uopc/verify/algebra_schemas.py):
+- under wrap, a term's value equals its linear form's exactly when that range fits in int32
+  (`fits()`): the partial sums and products of the term may wrap, but the ring arithmetic of int32
+  brings them back to the exact value, which is then in range. Every fold checks this of every
+  value it divides, compares or takes the bounds of, inner terms it reads included (the numerator
+  of a remainder inside a sum);
+- under no_overflow every intermediate of the program is exact, so every term's value is its
+  linear form's (`exact=True`), inner terms included;
+- under both, a written term must compute no value outside int32 (`write()` checks every partial
+  sum and product against the form's `magnitude()`): a fold brings no overflow where the program
+  had none, and builds no constant before it knows the constant is an int32.
 
 `Product` reads a term as a constant times a product of factors, for the symbolic gcd of terms
 with a variable divisor (`(d*b + c*d) // d`).
@@ -131,9 +140,24 @@ class LinearForm:
             m += abs(c) * max(abs(alo), abs(ahi))
         return m
 
+    def writable(self) -> bool:
+        """Can the form be written as a term that computes no value outside int32 (its coefficients
+        and constant int32 constants, every partial sum and product within the magnitude)?"""
+        return fits_i32(-self.magnitude(), self.magnitude()) and all(
+            fits_i32(k, k) for k in (self.const, *(c for _, c in self.terms))
+        )
+
     # -- back to a term
+    def write(self) -> UOp | None:
+        """The canonical term of the form if it is writable (a lone atom always is: it is a term of
+        the program already), else None."""
+        if self.const == 0 and len(self.terms) == 1 and self.terms[0][1] == 1:
+            return self.terms[0][0]
+        return self.to_uop() if self.writable() else None
+
     def to_uop(self) -> UOp:
-        """A canonical term: atom * coefficient summed in the form's order, the constant last."""
+        """A canonical term: atom * coefficient summed in the form's order, the constant last
+        (unchecked: `write()` is the checked way; UOpError for a constant beyond int32)."""
         out: UOp | None = None
         for a, c in self.terms:
             t = a if c == 1 else a * c
@@ -163,7 +187,10 @@ def _read_form(u: UOp) -> LinearForm | None:
             coeffs[t] = coeffs.get(t, 0) + k
             if len(coeffs) > MAX_TERMS:
                 return None
-    return LinearForm(tuple((a, c) for a, c in coeffs.items() if c), const)
+    form = LinearForm(tuple((a, c) for a, c in coeffs.items() if c), const)
+    if not all(fits_i32(k, k) for k in (const, *(c for _, c in form.terms))):
+        return None  # x * 65536 * 65536: a coefficient no int32 constant can hold
+    return form
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,11 @@
 
 Combining like terms is ring arithmetic, exact under wraparound whatever the values; a recombination
 needs the exact values of the terms it compares (`b` and the quotient's numerator fit int32), as
-the floor of a wrapped value is not the floor of the exact one. The rewritten sum replaces the term
-when something recombined or it is smaller.
+the floor of a wrapped value is not the floor of the exact one. Under no_overflow the rewritten sum
+must compute no value outside int32 (`LinearForm.write`: `(x + y) + x` is not `x*2 + y`, whose `x*2`
+overflows at x = 2**30 where the input does not). The rewritten sum replaces the term when something
+recombined or it is smaller. Each fold is proved as a schema over 32-bit bit-vectors with these
+guards (eqsat_uopc/verify/algebra_schemas.py).
 """
 
 from __future__ import annotations
@@ -32,10 +35,13 @@ def fold_sum(u: UOp, exact: bool = False) -> UOp | None:
         return None
     recombined = _recombine(lf, exact)
     form = recombined or lf
-    if not all(fits_i32(k, k) for k in (form.const, *(c for _, c in form.terms))):
+    if exact:
+        out = form.write()  # no_overflow: no partial sum may overflow where the input's did not
+    elif all(fits_i32(k, k) for k in (form.const, *(c for _, c in form.terms))):
+        out = form.to_uop()  # wrap: ring arithmetic, whatever the partial sums
+    else:
         return None  # a coefficient beyond int32 would be a wrapped constant
-    out = form.to_uop()
-    if out is u or (recombined is None and out.size >= u.size):
+    if out is None or out is u or (recombined is None and out.size >= u.size):
         return None
     return out
 
