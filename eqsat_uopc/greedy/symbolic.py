@@ -27,6 +27,8 @@ Deviations from the chapter's code, on purpose (docs/DESIGN.md, "Known defects")
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from eqsat_uopc.greedy.matcher import PatternMatcher, Rule
 from eqsat_uopc.greedy.rewrite import graph_rewrite
 from eqsat_uopc.greedy.upat import UPat
@@ -34,9 +36,18 @@ from eqsat_uopc.ir.dtype import dtypes, truncate
 from eqsat_uopc.ir.ops import ALU, Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.int_semantics import overflows
 from eqsat_uopc.semantics.intervals import bounds, vmax, vmin
 
-__all__ = ["fold", "simplify", "simplify_under", "sound_symbolic", "symbolic"]
+__all__ = [
+    "SYMBOLIC_NO_OVERFLOW",
+    "SYMBOLIC_WRAP",
+    "fold",
+    "simplify",
+    "simplify_under",
+    "sound_symbolic",
+    "symbolic",
+]
 
 
 # ---------------------------------------------------------------------------
@@ -286,29 +297,78 @@ symbolic = fold + PatternMatcher(
 )
 
 
-_simplified: dict[UOp, UOp] = {}
+# ---------------------------------------------------------------------------
+# the rules sound under each int semantics
+
+
+def _fits(v: int) -> bool:
+    return -(2**31) <= v < 2**31
+
+
+def _no_wrap(op: Ops, a: UOp, b: UOp) -> bool:
+    """Can a op b (i32 ADD or MUL) be computed without leaving int32, by the operands' bounds?"""
+    (alo, ahi), (blo, bhi) = bounds(a), bounds(b)
+    ends = [alo + blo, ahi + bhi] if op is Ops.ADD else [p * q for p in (alo, ahi) for q in (blo, bhi)]
+    return _fits(min(ends)) and _fits(max(ends))
+
+
+def _fold_exact(x: UOp) -> UOp | None:
+    # op(CONST, ...) -> CONST, but not an i32 ADD, MUL or FLOORDIV whose exact value leaves int32
+    constants = x.shape == () and all(s.op is Ops.CONST for s in x.src)
+    if constants and x.dtype is dtypes.i32 and overflows(x.op, [s.arg for s in x.src]):
+        return None
+    return _fold(x)
+
+
+# Under no_overflow a rewrite must be a refinement: where the input computes no intermediate outside
+# int32, the result computes none either. The chapter's rules wrap the constants they compute
+# (`(x + c1) + c2 -> x + (c1 + c2)` with c1 + c2 = 2**31 gives x + -2**31, which overflows at x = -1
+# where the input does not) and reorder sums (`(x + c1) + y -> (x + y) + c1`: x + y may overflow
+# where x + c1 + y does not). These replace them in the no_overflow set: a constant is folded only
+# when its exact value is an int32, a new intermediate only built when its bounds fit int32.
+_REFINING: dict[str, Callable[..., UOp | None]] = {
+    "fold": _fold_exact,
+    "add_add_const": lambda x, c1, c2: x + (c1.arg + c2.arg) if _fits(c1.arg + c2.arg) else None,
+    "mul_mul_const": lambda x, c1, c2: x * (c1.arg * c2.arg) if _fits(c1.arg * c2.arg) else None,
+    "add_mul_const": lambda x, c1, c2: (
+        x * c2 + (c1.arg * c2.arg) if _fits(c1.arg * c2.arg) and _no_wrap(Ops.MUL, x, c2) else None
+    ),
+    "distribute_const": lambda x, y, s, c: (
+        x * c + y * c if _no_wrap(Ops.MUL, x, c) and _no_wrap(Ops.MUL, y, c) else None
+    ),
+    "const_outward": lambda x, c1, y: (
+        (x + y) + c1 if y.op is not Ops.CONST and _no_wrap(Ops.ADD, x, y) else None
+    ),
+    "factor_consts": lambda x, c1, c2: x * (c1.arg + c2.arg) if _fits(c1.arg + c2.arg) else None,
+    "factor_const_one": lambda x, c1: x * (c1.arg + 1) if _fits(c1.arg + 1) else None,
+}
+
+# the rules sound for every int32 input under wraparound: the chapter's "wrap" rules
+SYMBOLIC_WRAP = PatternMatcher([r for r in symbolic.rules if r.int_semantics == "wrap"])
+# the rules sound under no_overflow as refinements: every rule, those of _REFINING replaced
+SYMBOLIC_NO_OVERFLOW = PatternMatcher(
+    [r._replace(fn=_REFINING[r.name]) if r.name in _REFINING else r for r in symbolic.rules]
+)
 
 
 def sound_symbolic(int_semantics: str) -> PatternMatcher:
-    """The symbolic rules sound under int_semantics: all of them under "no_overflow", the "wrap" ones
-    under "wrap" (the chapter's set applies its no_overflow rules unconditionally)."""
+    """The symbolic rules sound under int_semantics: the "wrap" ones under "wrap"; under
+    "no_overflow" all of them, each a refinement (no new overflow: _REFINING). The chapter's set,
+    `symbolic`, applies its no_overflow rules unconditionally and wraps the constants it computes."""
     if int_semantics == "no_overflow":
-        return symbolic
+        return SYMBOLIC_NO_OVERFLOW
     if int_semantics != "wrap":
         raise ValueError(f"int_semantics must be 'wrap' or 'no_overflow', got {int_semantics!r}")
-    global _wrap_symbolic
-    if _wrap_symbolic is None:
-        _wrap_symbolic = PatternMatcher([r for r in symbolic.rules if r.int_semantics == "wrap"])
-    return _wrap_symbolic
-
-
-_wrap_symbolic: PatternMatcher | None = None
+    return SYMBOLIC_WRAP
 
 
 def simplify_under(u: UOp, int_semantics: str) -> UOp:
     """Greedy rewriting of u with the symbolic rules sound under int_semantics: a result that holds
-    for every input int_semantics admits (simplify itself may use no_overflow rules under wrap)."""
-    return simplify(u) if int_semantics == "no_overflow" else graph_rewrite(u, sound_symbolic("wrap"))
+    for every input int_semantics admits, as a refinement (simplify itself is the chapter's set)."""
+    return graph_rewrite(u, sound_symbolic(int_semantics))
+
+
+_simplified: dict[UOp, UOp] = {}
 
 
 def simplify(u: UOp) -> UOp:

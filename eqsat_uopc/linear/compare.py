@@ -19,7 +19,7 @@ The result is written `P < N + m` (P the positive terms, N the negated negative 
 the comparison when it is decided, smaller, or as large with smaller constants. Each fold needs
 both sides' exact values (their linear forms fit int32, or no_overflow's `exact`), the lone
 division's numerator's too, and writes only sums that compute no value outside int32; each is proved
-as a schema over 32-bit bit-vectors with these guards (eqsat_uopc/verify/algebra_schemas.py).
+as a schema in int32 arithmetic with these guards (eqsat_uopc/verify/schemas/).
 """
 
 from __future__ import annotations

@@ -25,9 +25,9 @@ Each fold needs the exact value of every term it reasons about: under wrap the n
 where a fold reads into a term (the numerator of a remainder or a quotient inside the sum), that
 term's too (their linear forms fit int32: `LinearForm.fits`); under no_overflow (`exact`) every
 term of the program is exact. Each writes only terms that compute no value outside int32
-(`LinearForm.write`), and builds no constant it has not checked. Each is proved as a schema over
-32-bit bit-vectors with these guards (eqsat_uopc/verify/algebra_schemas.py). A fold returns None
-when it does not apply or would give back its input.
+(`LinearForm.write`), and builds no constant it has not checked. Each is proved as a schema in
+int32 arithmetic with these guards (eqsat_uopc/verify/schemas/). A fold returns None when it does
+not apply or would give back its input.
 """
 
 from __future__ import annotations

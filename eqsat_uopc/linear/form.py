@@ -12,8 +12,8 @@ wider one is not read); `.write()` writes a canonical one back (atoms in a fixed
 after the atom, the constant last) when every value it computes is an int32. `.bounds()` is the
 exact integer range from the atoms' bounds.
 
-What the folds may assume, and the guards that give it them (each fold's schema is proved over
-32-bit bit-vectors with these guards: eqsat_uopc/verify/algebra_schemas.py):
+What the folds may assume, and the guards that give it them (each fold's schema is proved in int32
+arithmetic with these guards: eqsat_uopc/verify/schemas/):
 - under wrap, a term's value equals its linear form's exactly when that range fits in int32
   (`fits()`): the partial sums and products of the term may wrap, but the ring arithmetic of int32
   brings them back to the exact value, which is then in range. Every fold checks this of every

@@ -12,8 +12,8 @@ needs the exact values of the terms it compares (`b` and the quotient's numerato
 the floor of a wrapped value is not the floor of the exact one. Under no_overflow the rewritten sum
 must compute no value outside int32 (`LinearForm.write`: `(x + y) + x` is not `x*2 + y`, whose `x*2`
 overflows at x = 2**30 where the input does not). The rewritten sum replaces the term when something
-recombined or it is smaller. Each fold is proved as a schema over 32-bit bit-vectors with these
-guards (eqsat_uopc/verify/algebra_schemas.py).
+recombined or it is smaller. Each fold is proved as a schema in int32 arithmetic with these guards
+(eqsat_uopc/verify/schemas/).
 """
 
 from __future__ import annotations

@@ -11,12 +11,15 @@ entry of `_SWEEPS`: the ops it looks at and its handler.
 
 Families (the rules are declared as values in eqsat_uopc.rules.python_rules):
   fold        scalar ALU of constants -> exec_alu's value (every op and dtype, exactly; None from
-              exec_alu means "do not fold"); an f32 double constant -> the f32 it denotes.
+              exec_alu means "do not fold"; under no_overflow an i32 ADD, MUL or FLOORDIV whose
+              exact value leaves int32 is not folded either: a wrapped constant would bring
+              overflow into a term that had none); an f32 double constant -> the f32 it denotes.
   identities  CMPLT/CMPNE(x, x) for a shaped int/bool x -> False of x's shape (the chapter's scalar
               False was a defect); scalars and CAST to the operand's own dtype are egglog rules.
   evaluate    any node over fully known data (CONST/STACK literals) -> greedy `run` of that node
               (movement ops, REDUCE, ALU of tensors, INDEX of literals: the same code, so the same
-              values and the same IndexError); ALU through STACK; INDEX() -> x; INDEX of INDEX;
+              values and the same IndexError; under no_overflow, not where an intermediate of the
+              evaluation overflows); ALU through STACK; INDEX() -> x; INDEX of INDEX;
               INDEX of STACK at a constant; CALL -> its body with the arguments substituted
               (`inline_call`, which never enters a nested CALL's body).
 """
@@ -48,6 +51,7 @@ from eqsat_uopc.saturation.lower import Lowerer
 from eqsat_uopc.saturation.serialize import Snapshot, SNode
 from eqsat_uopc.saturation.terms import type_string
 from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.int_semantics import overflows
 
 __all__ = ["FoldStep", "needs_python_step"]
 
@@ -115,8 +119,9 @@ class FoldStep:
 
     Calling it on a Snapshot runs the sweeps of the families it was given (`_SWEEPS`, in order)."""
 
-    def __init__(self, lowerer: Lowerer, families: frozenset[str] | set[str]):
+    def __init__(self, lowerer: Lowerer, families: frozenset[str] | set[str], int_semantics: str = "wrap"):
         self.lowerer = lowerer
+        self.exact = int_semantics == "no_overflow"  # fold only what fits int32 exactly
         self._sweeps = tuple(s for s in _SWEEPS if s.family in families)
         self.inlined = 0  # lowerer.calls[:inlined] are done
         self.matches: dict[str, int] = {}  # rule name -> unions written (the runner collects and clears it)
@@ -238,7 +243,10 @@ class FoldStep:
             kids = [self._const_of(k) for k in n.kids]
             if any(k is None for k in kids):
                 continue
-            r = exec_alu(n.op, n.dtype, [k.const_value() for k in kids])
+            args = [k.const_value() for k in kids]
+            if self.exact and n.dtype is dtypes.i32 and overflows(n.op, args):
+                continue
+            r = exec_alu(n.op, n.dtype, args)
             if r is not None:
                 self._union(FOLD_EXEC_ALU, v, self._lower(UOp(Ops.CONST, (), r)))
                 return
@@ -286,6 +294,7 @@ class FoldStep:
 
     def _evaluate(self, v: bindings.Value, nodes: list[SNode]) -> None:
         from eqsat_uopc.greedy import run  # the greedy engine is the reference evaluator
+        from eqsat_uopc.semantics.evaluation import evaluate
 
         if self._literal(v) is None:
             for n in nodes:
@@ -295,7 +304,10 @@ class FoldStep:
                 if any(x is None for x in lits):
                     continue
                 arg = n.dtype if n.op is Ops.CAST else (None if n.prim is None else self.lowerer.args[n.prim])
-                res = run(UOp(n.op, tuple(lits), arg))
+                term = UOp(n.op, tuple(lits), arg)
+                if self.exact and evaluate(term, {}, {}, "no_overflow").overflowed:
+                    continue
+                res = run(term)
                 if res.op is Ops.CONST or (res.op is Ops.STACK and _is_literal(res)):
                     self._union(EVALUATE_LITERAL, v, self._lower(res))
                     return

@@ -5,14 +5,16 @@
     verify_rules(rules, instances=...) -> [RuleVerification]        the greedy rules (random instances)
     no_overflow_only(reports) -> [(rule name, wrap counterexample)]
     verify_saturation_rules(families=None) -> [EggRuleVerification]  every form of the rule values (symbolic)
+    verify_python_rules(families=None) -> [SchemaVerification]  every Python rule's schemas (int32)
     evaluate(program, params, ranges, int_semantics) -> Evaluation   (eqsat_uopc.semantics.evaluation)
 
 Modules: z3_encode (z3 terms: a domain of the one walk, eqsat_uopc.semantics.interpret, whose
 concrete domain is eqsat_uopc.semantics.evaluation); proof, equivalence, rules, saturation_rules
 (and egg_float) on top. Rule soundness lives here, all of it: rule_sampling (the greedy rules on
 random instances, the chapter's exercise 6), rules (the greedy rules proved), saturation_rules,
-egg_text, egg_encode, egg_float (the .egg rules proved), egraph_soundness (a saturated e-graph's
-classes agree on an input).
+egg_text, egg_encode, egg_float (the .egg rules proved), schemas/ (the Python rules proved: the
+index algebra, the piecewise comparisons, the folding step), egraph_soundness (a saturated
+e-graph's classes agree on an input).
 """
 
 from eqsat_uopc.semantics.evaluation import Evaluation, evaluate
@@ -34,6 +36,7 @@ from eqsat_uopc.verify.saturation_rules import (
     verify_egg_rule,
     verify_saturation_rules,
 )
+from eqsat_uopc.verify.schemas import SchemaVerification, verify_python_rules
 from eqsat_uopc.verify.z3_encode import NotEncodable, Z3Domain
 
 __all__ = [
@@ -47,6 +50,7 @@ __all__ = [
     "RuleCounterexample",
     "RuleReport",
     "RuleVerification",
+    "SchemaVerification",
     "Verdict",
     "Z3Domain",
     "check_equivalent",
@@ -59,6 +63,7 @@ __all__ = [
     "parse_egg_rules",
     "prove_equivalent",
     "verify_egg_rule",
+    "verify_python_rules",
     "verify_rule",
     "verify_rules",
     "verify_saturation_rules",

@@ -30,7 +30,8 @@ class PythonFold(Hook):
 
     def attach(self, lowerer: Lowerer) -> None:
         super().attach(lowerer)
-        self._step = FoldStep(lowerer, set(self.setup.config.rule_set.family_names))
+        config = self.setup.config
+        self._step = FoldStep(lowerer, set(config.rule_set.family_names), config.int_semantics)
 
     def after_iteration(self, snapshot: Snapshot) -> int:
         unions = self._step(snapshot)

@@ -1,0 +1,257 @@
+"""The comparison folds (eqsat_uopc.linear.compare) as schemas, each with the guards its code checks.
+
+A comparison `A < B` or `A != B` of two sums over the atoms a, b is decided or rewritten on the
+linear form of d = A - B (`difference`: both sides fit int32 under wrap, every value exact under
+no_overflow). The branches the code takes on its constants (which coefficients are units, their
+signs) are fixed by the drawn parameters; the branches it takes on the atoms' bounds are z3
+conditions (the written comparison is `If(branch, ...)`), so one question follows the code through
+every path.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import z3
+
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
+from eqsat_uopc.rules.python_rules import COMPARE_FOLD, MAX_BOUNDS
+from eqsat_uopc.verify.schemas.question import Atom, Claim, Form, Question, Schema, Value, draw_constant
+
+__all__ = ["COMPARE_SCHEMAS"]
+
+CMP = COMPARE_FOLD.name
+
+
+def _sides(q: Question) -> tuple[Atom, Atom, Form, Form, Value]:
+    """A = (da + ha)*a + (db + hb)*b + kA and B = ha*a + hb*b + kB, and the input comparison's
+    operands read (difference(): both fit under wrap)."""
+    a, b = q.atom("a"), q.atom("b")
+    da, db, ha, hb = (q.param(n) for n in ("da", "db", "ha", "hb"))
+    ka, kb = q.constant("kA"), q.constant("kB")
+    side_a = Form(((da + ha, a), (db + hb, b)), ka)
+    side_b = Form(((ha, a), (hb, b)), kb)
+    if q.wrap:
+        q.guard(q.fits(side_a), q.fits(side_b))
+    va, vb = q.read(side_a), q.read(side_b)
+    return a, b, side_a, side_b, Value(z3.And(_b(va.defined), _b(vb.defined)))
+
+
+def _b(d: Any) -> Any:
+    return z3.BoolVal(d) if isinstance(d, bool) else d
+
+
+def _difference(q: Question, a: Atom, b: Atom) -> Form:
+    return Form(((q.param("da"), a), (q.param("db"), b)), q.inputs["kA"] - q.inputs["kB"])
+
+
+def _input(q: Question, side_a: Form, side_b: Form, lt: bool) -> Value:
+    va, vb = q.read(side_a), q.read(side_b)
+    value = va.value < vb.value if lt else va.value != vb.value
+    return Value(value, z3.And(_b(va.defined), _b(vb.defined)))
+
+
+def _spell(q: Question, d: Form, lt: bool) -> tuple[Any, Value]:
+    """_spell: `d < 0` or `d != 0` written `P < N + m`: (writable, the written comparison)."""
+    pos = Form(tuple((c, a) for c, a in d.terms if c > 0), 0)
+    neg = Form(tuple((-c, a) for c, a in d.terms if c < 0), -d.const)
+    if not pos.terms:
+        pos, neg = Form((), -neg.const), Form(neg.terms, 0)
+    ok = z3.And(q.writable(pos), q.writable(neg))
+    lhs, rhs = q.written(pos), q.written(neg)
+    value = lhs.value < rhs.value if lt else lhs.value != rhs.value
+    return ok, Value(value, z3.And(_b(lhs.defined), _b(rhs.defined)))
+
+
+def _draw_sides(rng: random.Random) -> dict[str, int]:
+    def small() -> int:
+        return rng.choice((0, 1, -1, 2, -2, 3, 4, -4, 6, 8, 12, 2**16, 2**30, -(2**30)))
+
+    out = {"ha": small(), "hb": small()}
+    out["da"], out["db"] = small(), small()
+    if out["da"] == 0 and out["db"] == 0:
+        out["da"] = 1
+    if not all(I32_MIN <= out[f"d{x}"] + out[f"h{x}"] <= I32_MAX for x in "ab"):
+        return {**out, "ha": 0, "hb": 0}
+    return out
+
+
+# -- decided by d's bounds
+
+
+def _decided(lt: bool):
+    def build(q: Question) -> Claim:
+        a, b, side_a, side_b, _ = _sides(q)
+        d = _difference(q, a, b)
+        lo, hi = q.bounds(d)
+        if lt:
+            q.guard(z3.Or(hi < 0, lo >= 0))
+            return _input(q, side_a, side_b, True), Value(hi < 0)
+        q.guard(z3.Or(hi < 0, lo > 0))
+        return _input(q, side_a, side_b, False), Value(z3.BoolVal(True))
+
+    return build
+
+
+def _ne_divisibility(q: Question) -> Claim:
+    # g = gcd(coefficients) does not divide the constant: d != 0 always
+    a, b, side_a, side_b, _ = _sides(q)
+    d = _difference(q, a, b)
+    g = math.gcd(q.param("da"), q.param("db"))
+    q.guard(q.floormod(d.const, g) != 0)
+    return _input(q, side_a, side_b, False), Value(z3.BoolVal(True))
+
+
+def _ne_scaled(q: Question) -> Claim:
+    a, b, side_a, side_b, _ = _sides(q)
+    d = _difference(q, a, b)
+    g = math.gcd(q.param("da"), q.param("db"))
+    lo, hi = q.bounds(d)
+    q.guard(z3.Not(z3.Or(hi < 0, lo > 0)), q.floormod(d.const, g) == 0)
+    e = Form(tuple((c // g, x) for c, x in d.terms), q.floordiv(d.const, g)) if g > 1 else d
+    ok, written = _spell(q, e, False)
+    q.guard(ok)
+    return _input(q, side_a, side_b, False), written
+
+
+# -- _normal_lt: scaled, a remainder dropped, a simplex
+
+
+def _normal_lt(q: Question) -> Claim:
+    a, b, side_a, side_b, _ = _sides(q)
+    d = _difference(q, a, b)
+    lo, hi = q.bounds(d)
+    q.guard(z3.Not(z3.Or(hi < 0, lo >= 0)))
+    g = math.gcd(q.param("da"), q.param("db"))
+    k = -q.floordiv(d.const, g)
+    s = Form(tuple((c // g, x) for c, x in d.terms if c), 0)
+    # _drop_remainder: the unit terms R, the rest Q with gcd h > 1; when floor((k-1-R)/h) is one m
+    rest = [(c, x) for c, x in s.terms if abs(c) != 1]
+    units = [(c, x) for c, x in s.terms if abs(c) == 1]
+    h = math.gcd(*(c for c, _ in rest)) if rest else 0
+    dropped = z3.BoolVal(False)
+    s2, k2 = s, k
+    if rest and units and h > 1:
+        rlo, rhi = q.bounds(Form(tuple(units), 0))
+        m = q.floordiv(k - 1 - rlo, h)
+        dropped = m == q.floordiv(k - 1 - rhi, h)
+        s2, k2 = Form(tuple((c // h, x) for c, x in rest), 0), m + 1
+
+    def after_drop(form: Form, kk: Any) -> tuple[Any, Value]:
+        ok, plain = _spell(q, form.plus(-kk), True)
+        if not all(c > 0 for c, _ in form.terms):
+            return ok, plain
+        unit = Form(tuple((1, x) for _, x in form.terms), 0)
+        is_simplex = z3.And(kk == 1, *(x.lo >= 0 for _, x in form.terms))
+        ok_s, simp = _spell(q, unit.plus(-kk), True)
+        return z3.If(is_simplex, ok_s, ok), _choose(is_simplex, simp, plain)
+
+    ok_kept, kept = after_drop(s, k)
+    if rest and units and h > 1:
+        ok_dropped, drop = after_drop(s2, k2)
+        q.guard(z3.If(dropped, ok_dropped, ok_kept))
+        return _input(q, side_a, side_b, True), _choose(dropped, drop, kept)
+    q.guard(ok_kept)
+    return _input(q, side_a, side_b, True), kept
+
+
+def _choose(c: Any, then: Value, other: Value) -> Value:
+    return Value(z3.If(c, then.value, other.value), z3.If(c, _b(then.defined), _b(other.defined)))
+
+
+# -- the lone division: z // dd < k and -(z // dd) < k
+
+
+def _lone_division(q: Question) -> Claim:
+    z_atom = q.atom("z")
+    z = Form(((q.param("h"), z_atom),), q.constant("j"))  # a.src[0]'s linear form
+    dd, c = q.param("dd"), q.param("c")  # c = +-1: the division's coefficient in s
+    t = q.bounded("t", q.div(q.read(z), dd))  # the atom z // dd
+    k = q.integer("k")  # the comparison after scaling: c*t < k (k any integer: -(const // g))
+    lhs = Value(c * t.value < k)
+    if q.wrap:
+        q.guard(q.fits(z))
+    zz, d2 = (z.scaled(-1), -dd) if dd < 0 else (z, dd)
+    bound = k * d2 if c == 1 else (1 - k) * d2
+    q.guard(bound - 1 >= I32_MIN, bound <= I32_MAX)
+    diff = zz.plus(-bound) if c == 1 else zz.scaled(-1).plus(bound - 1)
+    ok, written = _spell(q, diff, True)
+    q.guard(ok)
+    return lhs, written
+
+
+def _draw_lone(rng: random.Random) -> dict[str, int]:
+    dd = draw_constant(rng)
+    if dd in (0, I32_MIN):
+        dd = 3
+    return {"h": draw_constant(rng), "dd": dd, "c": rng.choice((1, -1))}
+
+
+# -- fold_max: max(a, b) -> a when a's bounds lie at or above b's
+
+
+def _max_bounds(q: Question) -> Claim:
+    a, b = q.atom("a"), q.atom("b")
+    q.guard(a.lo >= b.hi)
+    return Value(z3.If(b.value > a.value, b.value, a.value)), Value(a.value)
+
+
+COMPARE_SCHEMAS: tuple[Schema, ...] = (
+    Schema(
+        CMP,
+        f"{CMP}/decided-lt",
+        "A < B -> true | false   when the bounds of A - B decide it",
+        "A and B fit int32 (wrap)",
+        _decided(True),
+        _draw_sides,
+    ),
+    Schema(
+        CMP,
+        f"{CMP}/decided-ne",
+        "A != B -> true   when the bounds of A - B exclude 0",
+        "A and B fit int32 (wrap)",
+        _decided(False),
+        _draw_sides,
+    ),
+    Schema(
+        CMP,
+        f"{CMP}/ne-divisibility",
+        "A != B -> true   when the gcd of A - B's coefficients does not divide its constant",
+        "A and B fit int32 (wrap)",
+        _ne_divisibility,
+        _draw_sides,
+    ),
+    Schema(
+        CMP,
+        f"{CMP}/ne-scaled",
+        "A != B -> P != N + m   (A - B divided by its gcd)",
+        "A and B fit int32 (wrap); both written sides writable",
+        _ne_scaled,
+        _draw_sides,
+    ),
+    Schema(
+        CMP,
+        f"{CMP}/lt-normal",
+        "A < B -> P < N + m   scaled by the gcd, a narrow remainder dropped, a simplex",
+        "A and B fit int32 (wrap); undecided by the bounds; both written sides writable",
+        _normal_lt,
+        _draw_sides,
+    ),
+    Schema(
+        CMP,
+        f"{CMP}/lone-division",
+        "z // d < k -> z < k*d,  -(z // d) < k -> z >= (1 - k)*d",
+        "z fits int32 (wrap); d neither 0 nor -2**31; the bound an int32; writable",
+        _lone_division,
+        _draw_lone,
+    ),
+    Schema(
+        MAX_BOUNDS.name,
+        f"{MAX_BOUNDS.name}/bounds",
+        "max(a, b) -> a   when a's lower bound is at or above b's upper bound",
+        "the bounds of the interval analysis",
+        _max_bounds,
+    ),
+)

@@ -1,0 +1,163 @@
+"""The condition folds (eqsat_uopc.linear.conditions) as schemas, each with the guards its code checks.
+
+Both fold on comparisons of one linear form: `where-assume` decides, inside a WHERE's branch, a
+comparison w whose difference is s*d + e for the difference d of the condition (s rational, e an
+integer), from d's bounds narrowed by the condition's value; `truth-table` evaluates a boolean term
+on the assignments its comparisons take at sample points of their shared linear form L, which is
+sound when every value of L in its bounds gives one of the sampled assignments. Each comparison is
+read as its program value: `difference` needs both of its sides to fit int32 under wrap.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Any
+
+import z3
+
+from eqsat_uopc.rules.python_rules import TRUTH_TABLE, WHERE_ASSUME
+from eqsat_uopc.verify.schemas.question import Atom, Claim, Form, Question, Schema, Value
+
+__all__ = ["CONDITION_SCHEMAS"]
+
+
+def _comparison(q: Question, name: str, difference: Form, lt: bool) -> Any:
+    """The program value of a comparison `A < B` (or `A != B`) with A - B = difference: A and B read,
+    both fitting int32 under wrap (difference())."""
+    b_side = Form(((1, q.atom(f"{name}.b")),), q.constant(f"{name}.kb"))
+    a_side = difference + b_side
+    if q.wrap:
+        q.guard(q.fits(a_side), q.fits(b_side))
+    va, vb = q.read(a_side), q.read(b_side)
+    q.input_defined.extend(_b(d) for d in (va.defined, vb.defined))
+    return va.value < vb.value if lt else va.value != vb.value
+
+
+def _b(d: Any) -> Any:
+    return z3.BoolVal(d) if isinstance(d, bool) else d
+
+
+def _key(q: Question) -> tuple[Atom, Atom, Form]:
+    a, b = q.atom("a"), q.atom("b")
+    return a, b, Form(((q.param("p"), a), (q.param("r"), b)), 0)
+
+
+# -- _decide: w decided from the condition's value
+
+
+def _where_assume(q: Question) -> Claim:
+    _, _, key = _key(q)
+    fact_lt, value, w_lt = bool(q.param("fact_lt")), bool(q.param("value")), bool(q.param("w_lt"))
+    s = Fraction(q.param("s_num"), q.param("s_den"))
+    d = key.plus(q.constant("kd"))
+    e = q.constant("e")
+    fact = _comparison(q, "fact", d, fact_lt)
+    # w's difference is s*d + e (_relation): coefficients s*p, s*r (integers: the draw makes them
+    # so), constant s*kd + e (an integer: a guard)
+    den = s.denominator
+    q.guard(q.floormod(s.numerator * d.const, den) == 0)
+    dw = Form(tuple((int(s * c), x) for c, x in d.terms), q.floordiv(s.numerator * d.const, den) + e)
+    w_value = _comparison(q, "w", dw, w_lt)
+    lo, hi = q.bounds(d)
+    if fact_lt:
+        lo, hi = (lo, z3.If(hi < -1, hi, -1)) if value else (z3.If(lo > 0, lo, 0), hi)
+    elif not value:
+        lo, hi = z3.IntVal(0), z3.IntVal(0)
+    else:
+        q.guard(z3.BoolVal(False))  # d != 0 bounds nothing: the code skips this fact
+    q.guard(lo <= hi)
+    # ends = s*lo + e, s*hi + e (s rational: compare den*w with num*d + den*e)
+    num = s.numerator
+    ends = (num * lo, num * hi)
+    wlo_den = z3.If(ends[0] <= ends[1], ends[0], ends[1]) + den * e
+    whi_den = z3.If(ends[0] <= ends[1], ends[1], ends[0]) + den * e
+    if w_lt:
+        decided_true, decided_false = whi_den < 0, wlo_den >= 0
+    else:
+        decided_true, decided_false = z3.Or(wlo_den > 0, whi_den < 0), z3.And(wlo_den == 0, whi_den == 0)
+    q.guard(z3.Or(decided_true, decided_false))
+    q.hypotheses.append(fact == value)  # inside the branch where the condition has this value
+    return Value(w_value), Value(decided_true)
+
+
+def _draw_assume(rng: random.Random) -> dict[str, int] | None:
+    p, r = rng.choice((1, 2, -3, 4, 2**16)), rng.choice((0, 1, -1, 6))
+    num, den = rng.choice(((1, 1), (-1, 1), (2, 1), (1, 2), (-3, 2), (1, 4)))
+    if (p * num) % den or (r * num) % den:
+        return None
+    return {
+        "p": p,
+        "r": r,
+        "s_num": num,
+        "s_den": den,
+        "fact_lt": rng.choice((0, 1)),
+        "value": rng.choice((0, 1)),
+        "w_lt": rng.choice((0, 1)),
+    }
+
+
+# -- _samples: every value of L in its bounds gives one of the sampled assignments
+
+
+def _truth_table(q: Question) -> Claim:
+    _, _, key = _key(q)
+    lo, hi = q.bounds(key)
+    members = []
+    for i in range(2):
+        s, lt = q.param(f"s{i}"), bool(q.param(f"lt{i}"))
+        e = q.constant(f"e{i}")
+        d = Form(tuple((s * c, x) for c, x in key.terms), e)  # the comparison's difference: s*L + e
+        _comparison(q, f"c{i}", d, lt)  # its sides fit (wrap): its value is the exact one below
+        members.append((s, e, lt))
+    points = [lo, hi]
+    for s, e, _ in members:  # b = -e/s, base = floor(b): base - 1 .. base + 2
+        base = q.floordiv(-e, s) if s > 0 else q.floordiv(e, -s)
+        points += [base + j for j in (-1, 0, 1, 2)]
+
+    def assignment(v: Any) -> list[Any]:
+        return [(s * v + e < 0) if lt else (s * v + e != 0) for s, e, lt in members]
+
+    v = q.exact(key)
+    at_v = assignment(v)
+    covered = z3.Or(
+        *(
+            z3.And(lo <= p, p <= hi, *(x == y for x, y in zip(assignment(p), at_v, strict=True)))
+            for p in points
+        )
+    )
+    return Value(z3.BoolVal(True)), Value(covered)
+
+
+def _draw_truth(rng: random.Random) -> dict[str, int]:
+    def s() -> int:
+        return rng.choice((1, -1, 2, -2, 3, 5, -7, 2**16))
+
+    return {
+        "p": rng.choice((1, 2, -3, 4)),
+        "r": rng.choice((0, 1, -1, 6)),
+        "s0": s(),
+        "s1": s(),
+        "lt0": rng.choice((0, 1)),
+        "lt1": rng.choice((0, 1)),
+    }
+
+
+CONDITION_SCHEMAS: tuple[Schema, ...] = (
+    Schema(
+        WHERE_ASSUME.name,
+        f"{WHERE_ASSUME.name}/decide",
+        "w -> true | false   inside where(c, ...), w's difference s*d + e, d's bounds narrowed by c",
+        "both comparisons' sides fit int32 (wrap); d's narrowed bounds not empty",
+        _where_assume,
+        _draw_assume,
+    ),
+    Schema(
+        TRUTH_TABLE.name,
+        f"{TRUTH_TABLE.name}/samples",
+        "a boolean term -> its value   when it has one value on the sampled assignments",
+        "every comparison's sides fit int32 (wrap); the samples: L's bounds and floor(-e/s) - 1 .. + 2",
+        _truth_table,
+        _draw_truth,
+    ),
+)

@@ -1,0 +1,129 @@
+"""The sum folds (eqsat_uopc.linear.sums) as schemas, each with the guards its code checks.
+
+A sum is read as its linear form (any spelling) and written back canonically: like terms combined
+(ring arithmetic, exact under wrap whatever the values; under no_overflow the written sum must
+compute no value outside int32), a remainder and its quotient recombined (which needs the exact
+values of the terms it compares: the base and the quotient's numerator).
+"""
+
+from __future__ import annotations
+
+import random
+
+import z3
+
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
+from eqsat_uopc.rules.python_rules import SUM_FOLD
+from eqsat_uopc.verify.schemas.question import Claim, Form, Question, Schema, Value, draw_constant
+
+__all__ = ["SUM_SCHEMAS"]
+
+SUM = SUM_FOLD.name
+
+
+def _writes(q: Question, form: Form) -> Value:
+    """fold_sum's write: under no_overflow LinearForm.write (a guard), under wrap to_uop with every
+    coefficient and the constant an int32."""
+    if q.wrap:
+        q.guard(q.in_int32(form.const))
+        if any(not I32_MIN <= c <= I32_MAX for c, _ in form.terms):
+            q.guard(z3.BoolVal(False))
+    else:
+        q.guard(q.writable(form))
+    return q.written(form)
+
+
+def _like_terms(q: Question) -> Claim:
+    # x*f + y*g + x*h -> x*(f + h) + y*g: the input read as one form, written combined
+    a, b = q.atom("a"), q.atom("b")
+    f, g, h = q.param("f"), q.param("g"), q.param("h")
+    k = q.constant("k")
+    lhs = q.read(Form(((f, a), (g, b), (h, a)), k))
+    return lhs, _writes(q, Form(((f + h, a), (g, b)), k))
+
+
+def _draw_like(rng: random.Random) -> dict[str, int] | None:
+    f, g, h = draw_constant(rng), draw_constant(rng), draw_constant(rng)
+    return {"f": f, "g": g, "h": h} if I32_MIN <= f + h <= I32_MAX else None
+
+
+def _recombine_full(q: Question) -> Claim:
+    # m*(base % c) + (m*c)*((base - t) // c) + r -> m*base - m*t + r   (t = base - numerator, t % c == 0)
+    a, r = q.atom("a"), q.atom("r")
+    f, c, m, w = q.param("f"), q.param("c"), q.param("m"), q.param("w")
+    k = q.constant("k")
+    base = Form(((f, a),), k)
+    t = c * w  # the offset _offset() found, a multiple of c
+    numerator = base.plus(-t)
+    if t != 0 and q.wrap:
+        q.guard(q.fits(base), q.fits(numerator))  # _offset: both exact unless one term
+    rem = q.bounded("rem", q.mod(q.read(base), c))
+    quo = q.bounded("quo", q.div(q.read(numerator), c))
+    kr = q.constant("kr")
+    lx = Form(((m, rem), (m * c, quo), (1, r)), kr)
+    out = Form(((m * f, a), (1, r)), m * k - m * t + kr)
+    return q.read(lx), _writes(q, out)
+
+
+def _draw_full(rng: random.Random) -> dict[str, int] | None:
+    c = rng.choice((2, 3, 4, 8, 16, 2**16, 2**30, I32_MAX))
+    m = rng.choice((1, -1, 2, 3, 2**16))
+    w = rng.choice((0, 0, 1, -1, 2, -3))
+    f = rng.choice((1, -1, 2, 3, 2**16))
+    if not all(I32_MIN <= v <= I32_MAX for v in (m * c, m * f, c * w)):
+        return None
+    return {"c": c, "m": m, "w": w, "f": f}
+
+
+def _recombine_partial(q: Question) -> Claim:
+    # m*(base % div) + (m*div)*(((base - t) // div) % e) -> m*((base - t) % (div*e))
+    a = q.atom("a")
+    f, div, e, m, w = (q.param(n) for n in ("f", "div", "e", "m", "w"))
+    k = q.constant("k")
+    base = Form(((f, a),), k)
+    t = div * w
+    numerator = base.plus(-t)
+    if t != 0 and q.wrap:
+        q.guard(q.fits(base), q.fits(numerator))
+    rem = q.bounded("rem", q.mod(q.read(base), div))
+    inner = q.bounded("inner", q.div(q.read(numerator), div))  # B // div, B the numerator's term
+    quo = q.bounded("quo", q.mod(Value(inner.value), e))
+    lx = Form(((m, rem), (m * div, quo)), 0)
+    wide = q.bounded("wide", q.mod(q.read(numerator), div * e))  # the written B % (div*e)
+    return q.read(lx), _writes(q, Form(((m, wide),), 0))
+
+
+def _draw_partial(rng: random.Random) -> dict[str, int] | None:
+    div, e = rng.choice((2, 3, 4, 8, 2**15)), rng.choice((2, 3, 5, 2**15))
+    m, w, f = rng.choice((1, -1, 4)), rng.choice((0, 1, -2)), rng.choice((1, -1, 3))
+    if div * e > I32_MAX:
+        return None
+    return {"div": div, "e": e, "m": m, "w": w, "f": f}
+
+
+SUM_SCHEMAS: tuple[Schema, ...] = (
+    Schema(
+        SUM,
+        f"{SUM}/like-terms",
+        "x*f + y*g + x*h -> x*(f + h) + y*g",
+        "coefficients and constant int32; under no_overflow the written sum writable",
+        _like_terms,
+        _draw_like,
+    ),
+    Schema(
+        SUM,
+        f"{SUM}/recombine",
+        "m*(b % c) + (m*c)*((b - t) // c) -> m*b - m*t   t a multiple of c",
+        "b and b - t fit int32 (wrap) unless they are one term; the written sum as like-terms",
+        _recombine_full,
+        _draw_full,
+    ),
+    Schema(
+        SUM,
+        f"{SUM}/recombine-partial",
+        "m*(b % c) + (m*c)*(((b - t) // c) % e) -> m*((b - t) % (c*e))",
+        "c*e an int32; b and b - t fit int32 (wrap) unless they are one term",
+        _recombine_partial,
+        _draw_partial,
+    ),
+)
