@@ -39,9 +39,9 @@ candidate is a bug of the tool's rewrites, reported, never returned.
     >>> x = UOp.param(0)
     >>> validate((x * 4 + 8) // 4, x + 2, "no_overflow").status
     'proved'
-    >>> v = validate((x * 4 + 8) // 4, x + 2, "wrap")  # x * 4 wraps: not the same under "wrap"
-    >>> v.status, v.counterexample
-    ('refuted', {0: -2147483648})
+    >>> v = validate(((x + 1) % 6 - 1) % 3, x % 3, "wrap")  # x + 1 wraps at x = 2**31 - 1
+    >>> v.status, v.counterexample, v.values
+    ('refuted', {0: 2147483647}, (0, 1))
 """
 
 from __future__ import annotations
