@@ -9,6 +9,7 @@ exported here is also the name of a subpackage or module, so that `import eqsat_
 
 from eqsat_uopc.backend import CompiledProgram, compile_c, render_c
 from eqsat_uopc.corpus import caviar_dev, index_expressions
+from eqsat_uopc.errors import ProgramError
 from eqsat_uopc.extract import (
     COST_MODELS,
     EXTRACTORS,
@@ -53,7 +54,14 @@ from eqsat_uopc.saturation import (
 from eqsat_uopc.semantics.alu import exec_alu
 from eqsat_uopc.semantics.int_semantics import INT_SEMANTICS
 from eqsat_uopc.semantics.intervals import bounds, vmax, vmin
-from eqsat_uopc.verify import check_equivalent, prove_equivalent, verify_rules, verify_saturation_rules
+from eqsat_uopc.verify import (
+    Validation,
+    check_equivalent,
+    prove_equivalent,
+    validate,
+    verify_rules,
+    verify_saturation_rules,
+)
 
 __all__ = [
     "ALU",
@@ -73,6 +81,7 @@ __all__ = [
     "Ops",
     "ParamArg",
     "PatternMatcher",
+    "ProgramError",
     "Rule",
     "Saturation",
     "SaturationConfig",
@@ -83,6 +92,7 @@ __all__ = [
     "UOpError",
     "UPat",
     "UirError",
+    "Validation",
     "bounds",
     "call_params",
     "caviar_dev",
@@ -111,6 +121,7 @@ __all__ = [
     "to_python",
     "to_uir",
     "truncate",
+    "validate",
     "verify_rules",
     "verify_saturation_rules",
     "vmax",

@@ -1,4 +1,4 @@
-"""UserError, the one base of every failure a user can cause, and InputError, which two layers share.
+"""UserError, the one base of every failure a user can cause, and the errors several layers share.
 
 Why one base: a caller (the command line above all) must tell "you gave me something wrong" from
 "eqsat-uopc has a bug". Every layer keeps its own error class, named for what went wrong there
@@ -17,12 +17,14 @@ generated).
 
 This module sits below every layer (it imports nothing), so the IR, the semantics and the backend
 can all raise the same InputError: the interpreter and the C backend refuse the same inputs with
-the same exception and the same message.
+the same exception and the same message. Likewise a program whose own evaluation fails raises a
+ProgramError (IndexOutOfBoundsError) wherever that is found: the interpreter, greedy rewriting,
+saturation's folding step.
 """
 
 from __future__ import annotations
 
-__all__ = ["InputError", "UserError"]
+__all__ = ["IndexOutOfBoundsError", "InputError", "ProgramError", "UserError"]
 
 
 class UserError(Exception):
@@ -34,3 +36,16 @@ class InputError(UserError, ValueError):
     """Inputs of a program of the wrong count, dtype or shape, or a bounded input outside its
     bounds; the message names the input (`input 0 (PARAM slot 0): i32 scalar: ...`) and what was
     expected. Raised alike by the interpreter (`bind_params`, `evaluate`) and the C backend."""
+
+
+class ProgramError(UserError):
+    """Evaluating the program itself fails: on the inputs given, or on every input (a constant INDEX
+    outside its STACK, which the interpreter, greedy rewriting and saturation's folding step all
+    find). The program's error, not the tool's: the command line names the file it came from."""
+
+
+class IndexOutOfBoundsError(ProgramError, IndexError):
+    """An INDEX outside its axis: a constant one (`index 5 out of bounds for STACK of 3`), wherever
+    the program is evaluated or folded, or a computed one when a compiled program runs (the C
+    backend's subclass, eqsat_uopc.backend.IndexOutOfBoundsError). An IndexError too, as the
+    chapter's interpreter raises."""

@@ -38,6 +38,8 @@ class Extraction:
     bound: a proved lower bound on the optimal cost (or None).
     report: the SaturationReport of the run the e-graph came from, and saturation: that run
       (eqsat_uopc.saturation.Saturation), when the e-graph came from one (None otherwise).
+    validation: `optimize`'s check of the program against its input (eqsat_uopc.verify.Validation:
+      typed Any, as report is, because extraction sits below both), None from extract itself.
     """
 
     choice: Mapping[ClassId, ENode]
@@ -51,6 +53,7 @@ class Extraction:
     info: Mapping[str, Any] = field(default_factory=dict)
     report: Any = None
     saturation: Any = field(default=None, repr=False, compare=False)
+    validation: Any = None
 
     @property
     def program(self) -> UOp:

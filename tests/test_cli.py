@@ -1,6 +1,7 @@
 """The command line: exact outputs, one-line errors, exit codes."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -79,7 +80,8 @@ def test_optimize_prints_the_best_program_and_its_report(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "%0 = const 49"
     assert out[1] == "# cost (dag_size): 1, proved optimal; int semantics wrap"
-    assert out[2].startswith("# saturation: constant after ")
+    assert re.fullmatch(r"# validated: proved \(z3, bit-vectors, \d+ ms\)", out[2])
+    assert out[3].startswith("# saturation: constant after ")
 
 
 def test_optimize_reports_every_pulse(tmp_path, capsys):
@@ -166,7 +168,7 @@ def test_compare_corpus_json_csv_and_resume(tmp_path, capsys):
     assert len((tmp_path / "rows.csv").read_text().splitlines()) == 4
     assert main(args) == 0  # resumed: nothing left to run, the file's rows are summarized again
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["summary"]["programs"] == 3
-    assert len(out.read_text().splitlines()) == 3
+    assert len(out.read_text().splitlines()) == 4  # the settings line, then the three rows
 
 
 def test_render_c_prints_the_backend_source(capsys):
@@ -202,7 +204,7 @@ def test_optimize_names_the_rules_a_run_held_back_for_the_budget(tmp_path, capsy
     line = capsys.readouterr().out.splitlines()[-1]
     assert line.startswith(
         "# saturation: node_budget after 10 iterations, holding back comm_assoc/mul-assoc "
-        "(52,488 matches forecast); "
+        "(53,072 matches forecast); "
     )
     report = SaturationReport("default", "wrap", 100, 30, 5.0)
     assert report.held_back_summary() == ""
@@ -228,3 +230,70 @@ def test_optimize_says_when_the_program_was_decided_before_any_rule_ran(tmp_path
     )
     assert main(["optimize", str(path), "--shortcut-decided", "no"]) == 0
     assert " rules left out (they cannot fire); e-nodes per iteration [9]; " in capsys.readouterr().out
+
+
+# -- issue 37: a program's own error is that program's, in one line; sweeps never mix settings
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["optimize"], ["show", "--out", "never.svg"], ["compare", "--samples", "5"]],
+    ids=["optimize", "show", "compare"],
+)
+def test_a_program_whose_evaluation_fails_is_its_error_in_one_line(argv, capsys, tmp_path):
+    path = EXAMPLES / "index_out_of_bounds.uir"
+    command = [argv[0], str(path), *[str(tmp_path / a) if a.endswith(".svg") else a for a in argv[1:]]]
+    assert main(command) == 1
+    out, err = capsys.readouterr()
+    assert (out, err) == (
+        "",
+        f"eqsat-uopc: error: {path}: IndexOutOfBoundsError: index 5 out of bounds for STACK of 3 "
+        "(the program's own error: evaluating it fails)\n",
+    )
+
+
+def test_a_program_whose_evaluation_fails_raises_a_user_error_from_the_api():
+    from eqsat_uopc import ProgramError, optimize
+    from eqsat_uopc.errors import IndexOutOfBoundsError, UserError
+    from eqsat_uopc.greedy import run
+    from eqsat_uopc.ir.examples import load_example
+
+    program = load_example(EXAMPLES / "index_out_of_bounds.uir").program
+    for evaluate in (optimize, run):
+        with pytest.raises(IndexOutOfBoundsError, match=r"^index 5 out of bounds for STACK of 3$") as e:
+            evaluate(program)
+        assert isinstance(e.value, ProgramError) and isinstance(e.value, UserError)
+        assert isinstance(e.value, IndexError)  # as the chapter's interpreter raises
+
+
+def test_a_resumed_compare_refuses_rows_of_other_settings(tmp_path, capsys):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(caviar_path().read_text().splitlines()[0] + "\n")
+    out = tmp_path / "rows.jsonl"
+    first = ["compare", str(corpus), "--no-verify", "--out", str(out), "--int-semantics", "no_overflow"]
+    assert main(first) == 0
+    capsys.readouterr()
+    rows = out.read_text()
+    assert json.loads(rows.splitlines()[0])["settings"]["config"]["int_semantics"] == "no_overflow"
+    assert main(first) == 0  # the same settings: resumed, nothing runs again
+    assert out.read_text() == rows
+    capsys.readouterr()
+    other = ["compare", str(corpus), "--no-verify", "--out", str(out), "--int-semantics", "wrap"]
+    assert main([*other, "--rules", "symbolic", "--samples", "7"]) == 2
+    assert capsys.readouterr().err == (
+        f"eqsat-uopc compare: error: argument --out: {out} holds rows computed under other settings "
+        '(config.int_semantics: "no_overflow" in the file, "wrap" now; config.rules: "default" in the '
+        'file, "symbolic" now; options.samples: 100 in the file, 7 now); rerun with those settings, give '
+        "another --out, or --if-settings-differ separate (see 'eqsat-uopc compare --help')\n"
+    )
+    assert out.read_text() == rows  # untouched, before any work
+    assert main([*other, "--if-settings-differ", "separate", "--json"]) == 0
+    captured = capsys.readouterr()
+    [separate] = [p for p in tmp_path.glob("rows.*.jsonl")]
+    assert captured.err.startswith(
+        f"eqsat-uopc: {out} holds rows of other settings: these go to {separate}\n"
+    )
+    summary = json.loads(captured.out.splitlines()[-1])["summary"]
+    assert (summary["programs"], summary["int_semantics"]) == (1, "wrap")
+    assert json.loads(separate.read_text().splitlines()[0])["settings"]["config"]["int_semantics"] == "wrap"
+    assert out.read_text() == rows

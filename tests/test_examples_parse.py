@@ -120,7 +120,7 @@ def test_example_expectations():
     assert got["bind"] == ([5, 3], 21)
     assert got["cmplt_self_shaped"] == ([[1, 2, 3]], [False, False, False])
     assert load_example(EXAMPLES / "index_out_of_bounds.uir").expect_error == (
-        "IndexError: index 5 out of bounds for STACK of 3"
+        "IndexOutOfBoundsError: index 5 out of bounds for STACK of 3"
     )
 
 

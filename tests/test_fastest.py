@@ -3,7 +3,9 @@
 The selection rule is tested on injected timings (exact, deterministic); the C timing and
 optimize end to end on small programs with short settings (what they return, not how fast)."""
 
+import dataclasses
 import json
+import re
 
 import numpy as np
 import pytest
@@ -303,6 +305,37 @@ def test_optimize_measured_returns_what_the_timings_say(monkeypatch):
     assert r.info["measured"]["candidates"][r.info["measured"]["chosen"]]["labels"][-1] == "input"
 
 
+def test_a_measured_choice_that_validation_refutes_is_replaced(monkeypatch):
+    """The measured fastest is validated as any result: refuted, greedy's result is returned (timed
+    too, as every candidate is), the star and the cost follow it."""
+    from eqsat_uopc.saturation.result import Saturation
+
+    program = ((x + 1) % 6 - 1) % 3  # wrap: x % 3 but at x = 2**31 - 1
+    original = Saturation.extract
+
+    def wrong(self, cost=None, *args, **kwargs):  # every extraction gives x % 3, cheapest and "fastest"
+        return dataclasses.replace(original(self, cost, *args, **kwargs), programs=(x % 3,))
+
+    monkeypatch.setattr(Saturation, "extract", wrong)
+
+    def stub(programs, s):
+        ns = [(1.0,) * 3 if p is x % 3 else (2.0,) * 3 for p in programs]
+        return TimingRun(tuple(Timing(t) for t in ns), s.lanes, True, s.rounds)
+
+    monkeypatch.setattr(fastest, "_time", stub)
+    r = optimize(program, "measured", int_semantics="wrap", cache=False)
+    m = r.info["measured"]
+    assert r.program is not x % 3 and r.program is r.info["runs"]["dag_size"].saturation.seed
+    assert m["candidates"][m["chosen"]]["labels"][-1] == "greedy" and r.cost == 2.0
+    val = r.validation
+    assert (val.status, val.candidate, [c.candidate for c in val.replaced]) == (
+        "proved",
+        "greedy",
+        ["measured"],
+    )
+    assert val.replaced[0].validation.counterexample == {0: 2147483647}
+
+
 def test_measure_settings_only_with_measured_and_a_compiler(monkeypatch):
     with pytest.raises(MeasureError, match=r"^lanes is a setting of cost='measured' only$"):
         optimize(SMALL, "dag_size", lanes=10)
@@ -345,7 +378,8 @@ def test_cli_optimize_measured(tmp_path, capsys, monkeypatch):
         "latency estimate 1; median 2, min 1, quartiles 1.5-2.5 ["
     )
     assert out[5].startswith("#   input: 4 nodes, latency estimate 1.3; median 2, min 1, quartiles 1.5-2.5 [")
-    assert [line.split(":")[0] for line in out[6:]] == [
+    assert re.fullmatch(r"# validated: proved \(z3, bit-vectors, \d+ ms\)", out[6])
+    assert [line.split(":")[0] for line in out[7:]] == [
         "# saturation (dag_size run)",
         "# saturation (latency run)",
     ]
@@ -358,6 +392,7 @@ def test_cli_optimize_measured(tmp_path, capsys, monkeypatch):
         None,
     )
     assert got["measured"]["candidates_cached"] and got["measured"]["runs"] == {}
+    assert (got["validation"]["status"], got["validation"]["candidate"]) == ("proved", "measured")
 
 
 def test_cli_optimize_latency_says_which_table(capsys):

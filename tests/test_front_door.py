@@ -319,7 +319,7 @@ def test_compare_off_a_terminal_prints_progress_and_a_readable_summary(tmp_path,
     lines = out.splitlines()
     assert lines[0].split() == [
         "program", "size", "greedy", "(dag_size)", "saturated", "(dag_size)", "ratio", "outcome", "stop",
-        "verdict", "time", "(s)",
+        "verdict", "validated", "time", "(s)",
     ]  # fmt: skip
     assert "{" not in out  # no Python dicts: `verdict: {'proved': 10}` was the issue
     assert "  programs             2 (2 compared, 0 timed out, 0 crashed, 0 failed)" in lines
@@ -346,6 +346,8 @@ SUMMARY = {
     "greedy_in_egraph": 9,
     "verdict": {"proved": 8, "tested": 2},
     "greedy_verdict": {"proved": 7, "refuted": 1, "tested": 2},
+    "validation": {"identical": 3, "proved": 6, "tested": 1},
+    "validation_replaced": 1,
     "greedy_proves": 3,
     "saturated_proves": 6,
     "greedy_wrong": 0,
@@ -353,6 +355,7 @@ SUMMARY = {
     "time_greedy": 0.04,
     "time_saturate": 2.5,
     "time_extract": 0.31,
+    "time_validate": 0.52,
     "time_verify": 250.0,
 }
 
@@ -369,10 +372,12 @@ def test_the_summary_is_a_table_with_units_and_says_verification_can_be_skipped(
         "  greedy in e-graph    9 of 10 (saturation also found greedy's result)\n"
         "  saturated verdict    proved 8, tested 2\n"
         "  greedy verdict       proved 7, tested 2, refuted 1\n"
+        "  validated            identical 3, proved 6, tested 1; "
+        "refuted and replaced 1 (bugs of the rewrites)\n"
         "  expected constant    reached by greedy 3, by saturation 6\n"
         "  wrong constant       greedy 0, saturated 0 (bugs)\n"
-        "  time                 saturate 2.50 s, extract 0.31 s, verify 4.2 min, greedy 0.04 s "
-        "(summed over programs)\n"
+        "  time                 saturate 2.50 s, extract 0.31 s, validate 0.52 s, verify 4.2 min, "
+        "greedy 0.04 s (summed over programs)\n"
         "  verification took 99% of the time: --no-verify skips it, --samples lowers it"
     )
     quick = {**SUMMARY, "time_verify": 0.1}
@@ -398,14 +403,14 @@ def test_compare_exits_1_when_a_program_could_not_be_compared(tmp_path, capsys):
     (bad / "ok.uir").write_text("%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n")
     assert main(["compare", str(bad), "--samples", "5", "--workers", "1"]) == 1
     out, err = capsys.readouterr()
-    assert f"  {bad / 'oob.uir'}: error: IndexError: index 5 out of bounds for STACK of 3\n" in out
+    assert f"  {bad / 'oob.uir'}: error: IndexOutOfBoundsError: index 5 out of bounds for STACK of 3\n" in out
     assert err.endswith(
         "eqsat-uopc: error: 1 program(s) could not be compared "
         "(see 'not compared' above, or the rows' error)\n"
     )
     # the same program announcing that error (`# expect-error:`) is no failure
     (bad / "oob.uir").write_text(
-        "# expect-error: IndexError: index 5 out of bounds for STACK of 3\n"
+        "# expect-error: IndexOutOfBoundsError: index 5 out of bounds for STACK of 3\n"
         "%0 = stack 1, 2, 3\n%1 = index %0, 5\n"
     )
     assert main(["compare", str(bad), "--samples", "5", "--workers", "1"]) == 0

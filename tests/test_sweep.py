@@ -2,11 +2,20 @@
 
 import json
 import os
+import re
 import time
 
 import pytest
 
-from eqsat_uopc.pipeline.sweep import SweepTask, completed_keys, sweep
+from eqsat_uopc.pipeline.sweep import (
+    SweepSettingsError,
+    SweepTask,
+    completed_keys,
+    read_rows,
+    recorded_settings,
+    separate_out,
+    sweep,
+)
 
 
 def job(payload):
@@ -68,6 +77,45 @@ def test_results_are_written_incrementally_and_resumed(tmp_path):
     again = sweep(tasks("square", "square", "square"), job, out=out, workers=0, progress=False)
     assert [r["key"] for r in again] == ["t2"]
     assert json.loads(out.read_text().splitlines()[-1])["value"] == 4
+
+
+def test_a_resumed_sweep_reuses_only_rows_of_its_own_settings(tmp_path):
+    # issue 37: a second run with other settings reused the first run's rows
+    out = tmp_path / "rows.jsonl"
+    settings = {"config": {"int_semantics": "no_overflow", "rules": "default"}, "options": {"samples": 5}}
+    sweep(tasks("square", "square"), job, out=out, workers=0, progress=False, settings=settings)
+    lines = out.read_text().splitlines()
+    assert json.loads(lines[0]) == {"settings": settings} and len(lines) == 3
+    assert recorded_settings(out) == settings and [r["key"] for r in read_rows(out)] == ["t0", "t1"]
+    # the same settings: resumed, only the new task runs
+    again = sweep(
+        tasks("square", "square", "square"), job, out=out, workers=0, progress=False, settings=settings
+    )
+    assert [r["key"] for r in again] == ["t2"] and recorded_settings(out) == settings
+    # other settings: refused before any task runs, naming what differs
+    other = {"config": {"int_semantics": "wrap", "rules": "symbolic"}, "options": {"samples": 5}}
+    before = out.read_text()
+    message = (
+        f'{out} holds rows computed under other settings (config.int_semantics: "no_overflow" in the file, '
+        '"wrap" now; config.rules: "default" in the file, "symbolic" now): resuming it would mix them'
+    )
+    with pytest.raises(SweepSettingsError, match=f"^{re.escape(message)}$"):
+        sweep(tasks("raise"), job, out=out, workers=0, progress=False, settings=other)
+    assert out.read_text() == before
+    # their own file beside it, named by a digest of the settings, resumed by a rerun
+    separate = separate_out(out, other)
+    assert separate.parent == tmp_path and re.fullmatch(r"rows\.[0-9a-f]{10}\.jsonl", separate.name)
+    assert separate_out(out, dict(reversed(other.items()))) == separate  # key order does not matter
+    sweep(tasks("square"), job, out=separate, workers=0, progress=False, settings=other)
+    assert recorded_settings(separate) == other
+    # rows written before files recorded settings: refused too
+    legacy = tmp_path / "legacy.jsonl"
+    legacy.write_text('{"key": "t0", "status": "ok"}\n')
+    message = f"{legacy} holds rows computed under other settings (the file records no settings"
+    with pytest.raises(SweepSettingsError, match=f"^{re.escape(message)}"):
+        sweep(tasks("square"), job, out=legacy, workers=0, progress=False, settings=settings)
+    # without settings, a sweep resumes any file, as before
+    assert sweep(tasks("square", "square"), job, out=legacy, workers=0, progress=False)[0]["key"] == "t1"
 
 
 def test_duplicate_keys_and_bad_limits_are_refused():

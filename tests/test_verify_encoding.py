@@ -55,7 +55,7 @@ def test_z3_encoding_evaluator_and_run_agree(data):
     params = data.draw(inputs_for(program))
     bound = data.draw(range_bindings(program))
     ranges = {r.arg: v for r, v in bound.items()}
-    for sem, encodings in (("wrap", ("bv", "int")), ("no_overflow", ("int",))):
+    for sem, encodings in (("wrap", ("bv", "int")), ("no_overflow", ("int", "bv"))):
         ref = evaluate(program, params, ranges, sem)
         for encoding in encodings:
             elems = _z3_elements(program, params, ranges, sem, encoding)
@@ -78,6 +78,7 @@ def test_z3_encoding_evaluator_and_run_agree(data):
 def test_every_program_is_proved_equal_to_itself_and_to_its_simplification(program):
     from eqsat_uopc.greedy import simplify
 
-    assert prove_equivalent(program, program).status == "proved"
+    itself = prove_equivalent(program, program).status
+    assert itself in ("proved", "vacuous")  # vacuous: defined for no input (`r // r` with r in [0, 0])
     p = prove_equivalent(program, simplify(program), refinement=True, timeout_ms=5_000)
-    assert p.status in ("proved", "unknown"), p
+    assert p.status in (itself, "unknown"), p

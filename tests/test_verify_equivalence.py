@@ -92,7 +92,12 @@ def test_floor_div_and_mod_match_exec_alu_on_random_values():
     for a, b in pairs:
         for op, program in ((Ops.FLOORDIV, x // y), (Ops.FLOORMOD, x % y)):
             want = exec_alu(op, dtypes.i32, [a, b])
-            for sem, encoding in (("wrap", "bv"), ("wrap", "int"), ("no_overflow", "int")):
+            for sem, encoding in (
+                ("wrap", "bv"),
+                ("wrap", "int"),
+                ("no_overflow", "int"),
+                ("no_overflow", "bv"),
+            ):
                 assert _z3_value(program, {0: a, 1: b}, sem, encoding) == want, (op, a, b, sem, encoding)
 
 
@@ -105,6 +110,7 @@ def test_wrapping_add_and_mul_match_exec_alu_in_both_wrap_encodings():
             exact = a + b if op is Ops.ADD else a * b
             expect = exact if I32_MIN <= exact <= I32_MAX else None  # no_overflow: out of range is undefined
             assert _z3_value(program, {0: a, 1: b}, "no_overflow", "int") == expect
+            assert _z3_value(program, {0: a, 1: b}, "no_overflow", "bv") == expect
 
 
 # ---------------------------------------------------------------------------
@@ -117,6 +123,60 @@ def test_undefined_inputs_are_left_out_or_must_be_refined():
     assert prove_equivalent(zeroed, UOp.const(0), refinement=True).status == "proved"  # defines more
     p = prove_equivalent(UOp.const(0), zeroed, refinement=True)  # the reverse loses definedness
     assert (p.status, p.counterexample[1], p.values) == ("refuted", 0, (0, None))
+
+
+def test_no_input_defined_for_both_is_vacuous_not_proved():
+    # issue 37: x // 0 is defined nowhere, so "equal wherever both are defined" compared nothing
+    p = prove_equivalent(x // 0, UOp.const(5))
+    assert (p.status, p.reason) == ("vacuous", "no input is defined for both programs")
+    assert str(p) == "z3 (wrap): vacuous (no input is defined for both programs)"
+    assert prove_equivalent(UOp.const(5), x // 0).status == "vacuous"
+    # refinement: vacuous when the first is defined nowhere; the reverse loses definedness
+    p = prove_equivalent(x // 0, UOp.const(5), refinement=True)
+    assert (p.status, p.reason) == ("vacuous", "no input is defined for the first program")
+    p = prove_equivalent(UOp.const(5), x // 0, refinement=True)
+    assert (p.status, list(p.counterexample), p.values) == ("refuted", [0], (5, None))  # at any x
+    # defined nowhere together, though each is defined somewhere; under no_overflow too
+    apart = (x < 0).where(x // 0, 1), (x < 0).where(1, x // 0)
+    assert prove_equivalent(*apart).status == "vacuous"
+    assert prove_equivalent(*apart, refinement=True).status == "refuted"
+    overflowing = (
+        x % 2 + I32_MAX + 1
+    )  # no_overflow: defined nowhere (x % 2 + INT32_MAX is at least 2**31 - 1)
+    assert prove_equivalent(overflowing, UOp.const(0)).status == "refuted"
+    p = prove_equivalent(overflowing, UOp.const(0), "no_overflow", refinement=True)
+    assert (p.status, p.encoding) == ("vacuous", "int")
+    for encoding in ("bv", "int"):  # each encoding finds it vacuous (wrap: defined nowhere only by x // 0)
+        assert prove_equivalent(x // 0, x, encodings=(encoding,)).encoding == encoding
+
+
+def test_no_overflow_refinement_refuses_a_new_overflow_in_both_encodings():
+    # the result may not overflow where the source does not: x + 1 - 1 overflows at INT32_MAX
+    for encoding in ("int", "bv"):
+        p = prove_equivalent(x, x + 1 - 1, "no_overflow", refinement=True, encodings=(encoding,))
+        assert (p.status, p.counterexample, p.values, p.encoding) == (
+            "refuted",
+            {0: I32_MAX},
+            (I32_MAX, None),
+            encoding,
+        )
+        assert prove_equivalent(
+            x + 1 - 1, x, "no_overflow", refinement=True, encodings=(encoding,)
+        ).status == ("proved")
+        p = prove_equivalent(
+            x * 3 // 3, x * 2 * 2 // 4, "no_overflow", refinement=True, encodings=(encoding,)
+        )
+        assert (p.status, p.values[1]) == ("refuted", None)
+        assert 2**29 <= abs(p.counterexample[0]) <= 2**31 // 3 + 1  # x * 3 fits, x * 2 * 2 does not
+        # INT32_MIN // -1 overflows too
+        p = prove_equivalent(x // 1, x // -1 * -1, "no_overflow", refinement=True, encodings=(encoding,))
+        assert (p.status, p.counterexample, p.values) == ("refuted", {0: I32_MIN}, (I32_MIN, None))
+
+
+def test_encodings_are_checked():
+    msg = "encodings must be some of ('bv', 'int'), got ('real',)"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        prove_equivalent(x, x, encodings=("real",))
 
 
 def test_where_is_as_defined_as_the_branch_it_selects():

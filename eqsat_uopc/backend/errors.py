@@ -12,6 +12,7 @@ number in the original program's toposort (the `%N` of its .uir listing).
 
 from __future__ import annotations
 
+from eqsat_uopc import errors
 from eqsat_uopc.errors import InputError, UserError
 from eqsat_uopc.semantics.evaluation import (
     CAST_INVALID,
@@ -63,8 +64,9 @@ class UndefinedBehaviorError(BackendError, UserError, ArithmeticError):
     """A value the program returns depends on an operation C leaves undefined (exec_alu refuses it)."""
 
 
-class IndexOutOfBoundsError(BackendError, UserError, IndexError):
-    """A computed INDEX (or a RANGE input) fell outside its axis: an error in the program or its input."""
+class IndexOutOfBoundsError(BackendError, errors.IndexOutOfBoundsError):
+    """A computed INDEX (or a RANGE input) fell outside its axis: an error in the program or its input
+    (a ProgramError and an IndexError, as the interpreter's IndexOutOfBoundsError it refines)."""
 
 
 # reason -> (op name, what happened); the generated C writes these numbers, so they never change

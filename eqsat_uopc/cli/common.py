@@ -6,11 +6,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eqsat_uopc.cli_options import integer, option, seconds, yes_no
-from eqsat_uopc.errors import UserError
+from eqsat_uopc.errors import ProgramError, UserError
 
 if TYPE_CHECKING:
     from eqsat_uopc.ir.examples import Example
@@ -20,6 +21,7 @@ __all__ = [
     "CliError",
     "load",
     "need_compiler",
+    "program_errors",
     "saturation_config",
     "saturation_options",
     "say",
@@ -67,6 +69,18 @@ def load(path: Path) -> Example:
         raise CliError(f"{path}: cannot read: {e.strerror}") from None
     except UirError as e:  # its message names the file, line and column
         raise CliError(str(e)) from None
+
+
+@contextmanager
+def program_errors(path: Path) -> Iterator[None]:
+    """A ProgramError raised by the work on the program of `path` (its own evaluation fails: a
+    constant index out of bounds) as that program's error: one line naming the file, status 1."""
+    try:
+        yield
+    except ProgramError as e:
+        raise CliError(
+            f"{path}: {type(e).__name__}: {e} (the program's own error: evaluating it fails)"
+        ) from None
 
 
 def writable(path: str | None, flag: str) -> None:

@@ -1,5 +1,6 @@
 """`eqsat-uopc compare`: greedy against saturation on a .uir file, a directory of them or a .jsonl
-corpus: a table (or JSON/CSV rows) and a summary, in isolated workers, resumable from `--out`."""
+corpus: a table (or JSON/CSV rows) and a summary, in isolated workers, resumable from `--out` (a
+file of rows computed under other settings is refused, or left alone for a separate file)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ from pathlib import Path
 from eqsat_uopc.cli.common import (
     CliError,
     load,
+    program_errors,
     saturation_config,
     saturation_options,
     say,
     uir_files,
     writable,
 )
-from eqsat_uopc.cli_options import integer, option, seconds, subset
+from eqsat_uopc.cli_options import UsageError, integer, option, seconds, subset
 
 __all__ = ["add_parsers"]
 
@@ -47,6 +49,29 @@ def _compare_tasks(target: Path, limit: int | None) -> tuple[list, dict[str, str
     return tasks, expected
 
 
+def _results_file(out: str | None, settings: dict, if_differ: str) -> Path | None:
+    """The --out file to resume, checked before any work: rows computed under other settings are
+    refused (a usage error naming what differs), or, with `--if-settings-differ separate`, left
+    alone for the file of these settings beside it (a rerun resumes that one)."""
+    from eqsat_uopc.pipeline.sweep import separate_out, settings_differences
+
+    if out is None:
+        return None
+    differences = settings_differences(out, settings)
+    if not differences:
+        return Path(out)
+    if if_differ == "refuse":
+        raise UsageError(
+            f"argument --out: {out} holds rows computed under other settings ({'; '.join(differences)}); "
+            "rerun with those settings, give another --out, or --if-settings-differ separate"
+        )
+    separate = separate_out(out, settings)
+    if more := settings_differences(separate, settings):  # pragma: no cover  (a digest collision)
+        raise UsageError(f"argument --out: {separate} holds rows of other settings too ({'; '.join(more)})")
+    print(f"eqsat-uopc: {out} holds rows of other settings: these go to {separate}", file=sys.stderr)
+    return separate
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     import csv
 
@@ -59,7 +84,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         summary_text,
         verify_hint,
     )
-    from eqsat_uopc.pipeline.sweep import sweep
+    from eqsat_uopc.pipeline.sweep import read_rows, sweep
 
     target = corpus_path(args.target)
     if not target.exists():
@@ -74,16 +99,20 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         "backends": args.backends,
         "prove": not args.no_prove,
     }
+    settings = {"config": config.to_dict(), "options": {**options, "against": args.against}}
+    out = _results_file(args.out, settings, args.if_settings_differ)
     if (
         target.is_file()
         and target.suffix == ".uir"
         and not (args.json or args.csv or args.out or args.against)
     ):
-        c = compare(load(target).program, config, **options)
+        with program_errors(target):
+            c = compare(load(target).program, config, **options)
         print(c)
         if hint := verify_hint(c.times):  # advice, not a result: stderr
             print(hint, file=sys.stderr)
-        return 1 if c.verdict is not None and c.verdict.status == "refuted" else 0
+        refuted = c.verdict is not None and c.verdict.status == "refuted"
+        return 1 if refuted or (c.validation is not None and c.validation.replaced) else 0
     tasks, expected_errors = _compare_tasks(target, args.limit)
     for t in tasks:
         t.payload["config"] = config
@@ -93,7 +122,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     rows = sweep(
         tasks,
         compare_job,
-        out=args.out,
+        out=out,
+        settings=settings,
         workers=workers,
         memory_limit_mb=args.memory_limit,
         time_limit=args.task_time_limit,
@@ -101,8 +131,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         progress=None if sys.stderr.isatty() else "lines",  # a bar on a terminal, else a line now and then
         progress_label="compare",
     )
-    if args.out:  # the results file holds earlier runs' rows too: summarize them all
-        rows = [json.loads(line) for line in Path(args.out).read_text().splitlines() if line.strip()]
+    if out is not None:  # the results file holds earlier runs' rows too (same settings): summarize them all
+        rows = read_rows(out)
     order = {t.key: i for i, t in enumerate(tasks)}
     rows.sort(key=lambda r: order.get(r["key"], len(order)))
     summary = {"int_semantics": config.int_semantics, "cost_model": args.cost, **summarize(rows)}
@@ -125,6 +155,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         print(summary_text(summary))
         print(LEGEND)
     bugs = summary.get("saturated_wrong", 0) + summary["verdict"].get("refuted", 0)
+    if replaced := summary["validation_replaced"]:
+        bugs += replaced
+        say(
+            f"{replaced} result(s) refuted by validation and replaced by greedy's or the input: "
+            "a bug of eqsat-uopc's rewrites (see the validated column)"
+        )
     errors = [
         r for r in rows if r.get("status") == "error" and expected_errors.get(r["key"]) != r.get("error")
     ]
@@ -209,7 +245,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         default=None,
         shown="none",
         metavar="FILE",
-        help="JSON-lines results file, appended to and resumed from",
+        help="JSON-lines results file, appended to and resumed from; it records the settings of its rows",
+    )
+    option(
+        m,
+        "--if-settings-differ",
+        choices=("refuse", "separate"),
+        default="refuse",
+        help="when --out holds rows computed under other settings (the saturation options, --samples, "
+        "--backends, --no-verify, --no-prove, --against): refuse (status 2, before any work), or write "
+        "these rows to a separate file beside it, named by a digest of the settings",
     )
     m.add_argument("--json", action="store_true", help="rows and summary as JSON lines (default: a table)")
     option(m, "--csv", default=None, shown="none", metavar="FILE", help="also write the rows as CSV")

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from eqsat_uopc.cli.common import load, need_compiler, saturation_config, saturation_options
+from eqsat_uopc.cli.common import load, need_compiler, program_errors, saturation_config, saturation_options
 
 if TYPE_CHECKING:
     from eqsat_uopc.extract import Extraction
@@ -26,7 +26,8 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
         args.cost = "dag_size"
     program = load(Path(args.file)).program
     config = saturation_config(args)
-    ext = optimize(program, "measured" if measured else None, config)
+    with program_errors(Path(args.file)):
+        ext = optimize(program, "measured" if measured else None, config)
     if measured:  # the pulses of its two saturations (none if its candidates came from the cache)
         runs = [(name, run.info.get("pulses", (run,))) for name, run in ext.info.get("runs", {}).items()]
     else:
@@ -40,6 +41,7 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
             "extractor": ext.extractor,
             "config": config.to_dict() | ({"cost": "measured"} if measured else {}),
             "report": None if ext.report is None else ext.report.to_dict(),
+            "validation": ext.validation.to_dict(),
         }
         pulse_rows = {
             name: [
@@ -64,6 +66,7 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
         print(f"# cost ({ext.cost_model}): {ext.cost:g}, {proof}; int semantics {config.int_semantics}")
         if config.cost == "latency":
             print(f"# latency table: {latency_table()}")
+    print(f"# validated: {ext.validation}")
     for name, pulses in runs:
         for k, p in enumerate(pulses, 1):
             _print_pulse(p, (f" ({name} run)" if name else "") + _pulse_of(k, len(pulses)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from eqsat_uopc.cli.common import load, saturation_config, saturation_options, writable
+from eqsat_uopc.cli.common import load, program_errors, saturation_config, saturation_options, writable
 from eqsat_uopc.cli_options import integer, option, suffixed
 
 __all__ = ["add_parsers"]
@@ -19,7 +19,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
     writable(args.out, "--out")
     program = load(Path(args.file)).program
-    sat = saturate(program, saturation_config(args))
+    with program_errors(Path(args.file)):
+        sat = saturate(program, saturation_config(args))
     try:
         g = sat.egraph
         if args.whole:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eqsat_uopc.errors import IndexOutOfBoundsError
 from eqsat_uopc.greedy.matcher import PatternMatcher, Rule
 from eqsat_uopc.greedy.rewrite import env_flag, graph_rewrite
 from eqsat_uopc.greedy.symbolic import symbolic
@@ -76,7 +77,7 @@ def _push_stack_folded(x: UOp) -> UOp | None:
 def _index_stack(s: UOp, i: UOp, rest: tuple[UOp, ...]) -> UOp | None:
     # INDEX(STACK(e0, e1, ...), c, *rest) -> INDEX(e_c, *rest); an out-of-range constant is a program error
     if not 0 <= i.arg < len(s.src):
-        raise IndexError(f"index {i.arg} out of bounds for STACK of {len(s.src)}")
+        raise IndexOutOfBoundsError(f"index {i.arg} out of bounds for STACK of {len(s.src)}")
     return s.src[i.arg].index(*rest) if rest else s.src[i.arg]
 
 

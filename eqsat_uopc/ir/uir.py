@@ -47,7 +47,7 @@ Example files (examples/*.uir) carry their expected results in header comments, 
 
     # inputs: [5, 3]                      one value per PARAM slot (absent: a closed program)
     # expect: [4.0, 8.0, 12.0]            the program's value (on those inputs)
-    # expect-error: IndexError: index 5 out of bounds for STACK of 3    evaluating it fails so
+    # expect-error: IndexOutOfBoundsError: index 5 out of bounds for STACK of 3    evaluating it fails so
 
 Floats in `expect:` are meant bit for bit: 0.0 is not -0.0, and nan matches nan.
 """

@@ -3,9 +3,11 @@
 `compare` runs the chapter's greedy `simplify` and equality saturation + extraction on one program
 and reports, side by side: the cost of the input, the greedy result and the saturated result
 under every cost model; the wall time of each phase; the saturation report; whether the greedy
-result is in the root's e-class; and equivalence verdicts of both results against the input
-(random inputs through the reference evaluator, the interpreter and the C backend, and a z3
-proof for int/bool programs, under the integer semantics asked for).
+result is in the root's e-class; optimize's own validation of its result (`validation`: what
+optimize checked before returning it, and what it replaced if a candidate was refuted); and
+equivalence verdicts of both results against the input (random inputs through the reference
+evaluator, the interpreter and the C backend, and a z3 proof for int/bool programs, under the
+integer semantics asked for).
 
 Note that greedy `symbolic` applies its `no_overflow` rules unconditionally (the chapter's rule
 set), so under int_semantics="wrap" a greedy result can be refuted where saturation's is not: that
@@ -35,9 +37,18 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.pipeline.optimization import optimize
 from eqsat_uopc.saturation import SaturationConfig, SaturationReport, resolve_config
-from eqsat_uopc.verify import Verdict, check_equivalent
+from eqsat_uopc.verify import Validation, Verdict, check_equivalent
 
-__all__ = ["Comparison", "compare", "compare_job", "constant_value", "rank", "summarize", "tinygrad_fields"]
+__all__ = [
+    "Comparison",
+    "compare",
+    "compare_job",
+    "constant_value",
+    "rank",
+    "summarize",
+    "tinygrad_fields",
+    "validation_fields",
+]
 
 
 def constant_value(u: UOp) -> Any:
@@ -55,7 +66,7 @@ class Comparison:
     cost_model: str
     int_semantics: str
     costs: dict[str, dict[str, float]]  # "input" | "greedy" | "saturated" -> cost model -> cost
-    times: dict[str, float]  # "greedy", "saturate", "extract", "verify" -> seconds
+    times: dict[str, float]  # "greedy", "saturate", "extract", "validate", "verify" -> seconds
     report: SaturationReport
     optimal: bool | None
     greedy_in_egraph: bool
@@ -63,6 +74,7 @@ class Comparison:
     greedy_verdict: Verdict | None  # greedy vs input
     names: Mapping[int, str] | None = field(default=None, repr=False)
     extraction: Extraction | None = field(default=None, repr=False)  # optimize's result (its .saturation)
+    validation: Validation | None = None  # optimize's check of the saturated result against the input
 
     @property
     def ratio(self) -> float:
@@ -107,6 +119,7 @@ class Comparison:
             "saturated_constant": constant_value(self.saturated),
             "verdict": None if self.verdict is None else self.verdict.status,
             "greedy_verdict": None if self.greedy_verdict is None else self.greedy_verdict.status,
+            **validation_fields(self.validation),
         }
         for who, costs in self.costs.items():
             for model, c in costs.items():
@@ -139,12 +152,32 @@ class Comparison:
             f"{'is' if self.greedy_in_egraph else 'is not'} in the root's e-class"
         )
         lines.append("  times: " + ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in self.times.items()))
+        if self.validation is not None:
+            lines.append(f"  validated: {self.validation}")
         for who, v in (("saturated", self.verdict), ("greedy", self.greedy_verdict)):
             if v is not None:
                 lines.append(f"  {who} vs input: " + str(v).replace("\n", "\n  "))
         lines.append("  saturated program:")
         lines += ["    " + ln for ln in to_uir(self.saturated).splitlines()]
         return "\n".join(lines)
+
+
+def validation_fields(v: Validation | None) -> dict[str, Any]:
+    """A row's account of optimize's validation: its status, what decided it, which candidate was
+    returned, how many were refuted and replaced before it (each a bug of the rewrites)."""
+    if v is None:
+        return {
+            "validation": None,
+            "validation_check": None,
+            "validation_returned": None,
+            "validation_replaced": 0,
+        }
+    return {
+        "validation": v.status,
+        "validation_check": v.check or None,
+        "validation_returned": v.candidate,
+        "validation_replaced": len(v.replaced),
+    }
 
 
 def rank(cost: float, reference: float) -> str:
@@ -183,6 +216,7 @@ def compare(
     ext = optimize(program, None, config)
     pulses = ext.info.get("pulses", (ext,))
     greedy_in = pulses[0].saturation.equivalent(program, greedy)  # the e-graph of the input itself
+    validation = ext.validation
     t2 = time.perf_counter()
     verdict = greedy_verdict = None
     if verify:
@@ -209,6 +243,7 @@ def compare(
             "greedy": t1 - t0,
             "saturate": sum(p.report.total_time for p in pulses),
             "extract": sum(p.seconds for p in pulses),
+            "validate": validation.total_seconds,
             "verify": t3 - t2,
         },
         report=report,
@@ -218,6 +253,7 @@ def compare(
         greedy_verdict=greedy_verdict,
         names=names,
         extraction=ext,
+        validation=validation,
     )
 
 
@@ -295,7 +331,8 @@ def _proof_fields(expected: Any, greedy_const: Any, saturated_const: Any) -> dic
 
 def summarize(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """Counts and means over sweep rows: outcomes, geometric-mean ratio (over rows whose greedy result
-    is not refuted), proofs, bugs, time."""
+    is not refuted), proofs, validations (and the rows whose result validation refuted and
+    replaced: bugs of the rewrites), bugs, time."""
     rows = list(rows)
     ok = [r for r in rows if r.get("status", "ok") == "ok"]
     out: dict[str, Any] = {"programs": len(rows), "completed": len(ok)}
@@ -306,9 +343,10 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     ratios = [r["ratio"] for r in ok if 0 < r["ratio"] < math.inf and r["outcome"] != "greedy_refuted"]
     out["geomean_ratio"] = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
     out["greedy_in_egraph"] = sum(bool(r["greedy_in_egraph"]) for r in ok)
-    for who in ("verdict", "greedy_verdict"):
+    for who in ("verdict", "greedy_verdict", "validation"):
         statuses = [r[who] for r in ok if r.get(who) is not None]
         out[who] = {s: statuses.count(s) for s in sorted(set(statuses))}
+    out["validation_replaced"] = sum(bool(r.get("validation_replaced")) for r in ok)
     if any("expected" in r for r in ok):
         for key in ("greedy_proves", "saturated_proves", "greedy_wrong", "saturated_wrong"):
             out[key] = sum(bool(r.get(key)) for r in ok)
@@ -316,6 +354,6 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         ranks = [r[key] for r in ok if r.get(key) is not None]
         if ranks:
             out[key] = {k: ranks.count(k) for k in ("smaller", "equal", "larger")}
-    for phase in ("greedy", "saturate", "extract", "verify"):
+    for phase in ("greedy", "saturate", "extract", "validate", "verify"):
         out[f"time_{phase}"] = round(sum(r.get(f"time_{phase}", 0.0) for r in ok), 3)
     return out

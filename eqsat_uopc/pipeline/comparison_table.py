@@ -2,7 +2,8 @@
 
 `compare_job` / `summarize` (comparison.py) make the rows and the summary; the JSON and CSV the
 command line writes are those, unchanged. This module is what a person reads instead: one line per
-program (costs under the chosen model, the outcome, why saturation stopped, the verdict, seconds),
+program (costs under the chosen model, the outcome, why saturation stopped, the verdict, optimize's
+validation, seconds),
 the full text of every failure below the table (a table cell cuts messages), the summary as a
 two-column table whose numbers carry their units, the time split by phase with a hint when
 verification dominates, and a one-line legend of the terms.
@@ -13,13 +14,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["LEGEND", "failures_text", "rows_table", "summary_text", "verify_hint"]
+__all__ = ["LEGEND", "failures_text", "rows_table", "summary_text", "validated_cell", "verify_hint"]
 
 LEGEND = (
     "legend: ratio = saturated cost / greedy cost (below 1: saturation found a smaller program); "
     "greedy_refuted = greedy's result is wrong under the int semantics; stop = why saturation "
     "stopped; verdict = saturated result vs the input: proved (z3), tested (random inputs agreed), "
-    "refuted (a counterexample), unknown (nothing could be compared)"
+    "refuted (a counterexample), vacuous (no input is defined for both), unknown (nothing could be "
+    "compared); validated = optimize's own check of its result before returning it: identical (the "
+    "input itself), proved (z3), tested (the evaluator agreed), replaced by greedy/input (the result "
+    "was refuted and that candidate returned instead: a bug of the rewrites)"
 )
 
 # header, row key, format; "greedy"/"saturated" hold the cost under the chosen model
@@ -32,6 +36,7 @@ _COLUMNS = (
     ("outcome", "outcome", "{}"),
     ("stop", "stop_reason", "{}"),
     ("verdict", "verdict", "{}"),
+    ("validated", "validated", "{}"),
     ("time (s)", "seconds", "{:.2f}"),
 )
 _AGAINST_TINYGRAD = (("tinygrad", "tinygrad_cost", "{:g}"), ("vs tinygrad", "vs_tinygrad", "{}"))
@@ -62,12 +67,21 @@ def rows_table(rows: Sequence[Mapping[str, Any]], cost: str, against: str | None
             continue
         view = {
             **r,
+            "validated": validated_cell(r),
             "greedy_cost": r[f"greedy_{cost}"],
             "saturated_cost": r[f"saturated_{cost}"],
             "tinygrad_cost": r.get(f"tinygrad_{cost}"),
         }
         cells.append(["" if view.get(k) is None else fmt.format(view[k]) for _, k, fmt in columns])
     return _aligned(cells)
+
+
+def validated_cell(row: Mapping[str, Any]) -> str | None:
+    """The validation of a row as its table cell: its status, or `replaced by greedy` (by `input`)
+    when optimize refuted its result and returned another candidate."""
+    if row.get("validation_replaced"):
+        return f"replaced by {row.get('validation_returned')}"
+    return row.get("validation")
 
 
 def failures_text(rows: Sequence[Mapping[str, Any]], expected: Mapping[str, str] | None = None) -> str:
@@ -118,10 +132,18 @@ def summary_text(summary: Mapping[str, Any]) -> str:
     rows.append(
         ("greedy in e-graph", f"{s['greedy_in_egraph']} of {done} (saturation also found greedy's result)")
     )
-    order = ("proved", "tested", "refuted", "unknown")
+    order = ("proved", "tested", "vacuous", "refuted", "unknown")
     if s["verdict"] or s["greedy_verdict"]:
         rows.append(("saturated verdict", _counts(s["verdict"], order)))
         rows.append(("greedy verdict", _counts(s["greedy_verdict"], order)))
+    if s.get("validation"):
+        validated = _counts(s["validation"], ("identical", "proved", "tested", "unknown", "not_attempted"))
+        rows.append(
+            (
+                "validated",
+                f"{validated}; refuted and replaced {s.get('validation_replaced', 0)} (bugs of the rewrites)",
+            )
+        )
     if "saturated_proves" in s:
         rows.append(
             (
@@ -135,7 +157,7 @@ def summary_text(summary: Mapping[str, Any]) -> str:
     for key, label in (("vs_tinygrad", "vs tinygrad"), ("greedy_vs_tinygrad", "greedy vs tinygrad")):
         if key in s:
             rows.append((label, _counts(s[key], ("smaller", "equal", "larger"))))
-    phases = ("saturate", "extract", "verify", "greedy")
+    phases = ("saturate", "extract", "validate", "verify", "greedy")
     times = {p: s.get(f"time_{p}", 0.0) for p in phases}
     rows.append(("time", ", ".join(f"{p} {_seconds(times[p])}" for p in phases) + " (summed over programs)"))
     width = max(len(k) for k, _ in rows)

@@ -14,6 +14,13 @@ and while a new pulse may find more (`_may_improve`).
 Each pulse is sound for the program it starts from, so the result is equivalent to the input,
 and the cost only falls, so it is never costlier than greedy's either.
 
+Before it returns, optimize validates the result against the input (`config.validate`, on by
+default; eqsat_uopc.verify.validation): z3 within a fixed resource budget, then the evaluator on
+edge and random inputs, under the run's int semantics. Whatever the rewrites did, a refuted program
+is never returned: the next candidate is, greedy's result (the run's seed), then the input itself,
+and the result's `.validation` says what was refuted, where, and what was returned instead. The
+final result of all pulses is validated against the original input, once.
+
 `cost="measured"` is not a cost model but a selection step after saturation (fastest.py): optimize
 runs twice, under dag_size and under latency, gathers candidates from both runs (the smallest, the
 latency model's choice, its choices by other extractors and by tree aggregation, the latency
@@ -25,6 +32,8 @@ backend measures fastest, preferring the smallest unless another is faster beyon
     >>> best = optimize((x * 4 + 8) // 4, int_semantics="no_overflow")
     >>> best.program is x + 2, best.cost, best.optimal, best.report.stop_reason.value
     (True, 3, True, 'saturated')
+    >>> best.validation.status, best.validation.check
+    ('proved', 'z3, integers')
 """
 
 from __future__ import annotations
@@ -42,6 +51,7 @@ from eqsat_uopc.ir.uir import to_uir
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.pipeline.fastest import (
     MeasureError,
+    Measurement,
     MeasureSettings,
     cached_candidates,
     candidates_key,
@@ -49,6 +59,7 @@ from eqsat_uopc.pipeline.fastest import (
     store_candidates,
 )
 from eqsat_uopc.saturation import SaturationConfig, SaturationReport, StopReason, resolve_config, saturate
+from eqsat_uopc.verify.validation import Validation, not_validated, validate_candidates
 
 __all__ = ["optimize"]
 
@@ -65,6 +76,12 @@ def optimize(
     After more than one pulse, `.report` and `.saturation` are the last pulse's and
     `.info["pulses"]` holds every pulse's Extraction (its program, report and saturation), first to
     last.
+
+    `.validation` is the check of the program against `program` (eqsat_uopc.verify.Validation; a
+    "not_attempted" one with validate=False). When it replaced a refuted result by greedy's or by
+    the input, `.program`, `.cost` and `.choice` are the replacement's (its choice in the first
+    pulse's e-graph, whose `.report` and `.saturation` the result then has), `.optimal` is None and
+    `.validation.replaced` holds each refuted program with its counterexample.
 
     cost="measured" (see the module docstring) returns the candidate measured fastest: `.cost` is its
     median time in ns per lane, `.cost_model` "measured", `.optimal` None, `.info["measured"]`
@@ -107,9 +124,44 @@ def optimize(
         ):
             break
         start = result.program
-    if len(pulses) == 1:
-        return result
-    return dataclasses.replace(result, info={**result.info, "pulses": tuple(pulses)})
+    if len(pulses) > 1:
+        result = dataclasses.replace(result, info={**result.info, "pulses": tuple(pulses)})
+    return _validated(program, result, pulses[0], config)
+
+
+def _validated(program: UOp, result: Extraction, first: Extraction, config: SaturationConfig) -> Extraction:
+    """result with its validation against program; a refuted program replaced by the first candidate
+    that is not: greedy's result (the first pulse's seed), else the input."""
+    if not config.validate:
+        return dataclasses.replace(result, validation=not_validated(config.int_semantics))
+    saturation = first.saturation
+    greedy = saturation.seed if saturation is not None else None
+    chosen, validation = validate_candidates(
+        program, [("extracted", result.program), ("greedy", greedy)], config.int_semantics
+    )
+    if chosen is result.program:
+        return dataclasses.replace(result, validation=validation)
+    return _replaced(result, chosen, validation, first, config.cost)
+
+
+def _replaced(
+    result: Extraction, chosen: UOp, validation: Validation, first: Extraction, cost: Any
+) -> Extraction:
+    """result with `chosen` (greedy's result or the input: both in the first pulse's e-graph) in place
+    of its refuted program: the first pulse's report and e-graph, no optimality claim."""
+    egraph = first.saturation.egraph if first.saturation is not None else None
+    choice = (egraph.choice_of((chosen,)) if egraph is not None else None) or {}
+    return dataclasses.replace(
+        result,
+        choice=choice,
+        programs=(chosen,),
+        cost=cost_of(chosen, cost),
+        optimal=None,
+        bound=None,
+        report=first.report,
+        saturation=first.saturation,
+        validation=validation,
+    )
 
 
 def _may_improve(report: SaturationReport) -> bool:
@@ -145,15 +197,17 @@ def _optimize_measured(program: UOp, config: SaturationConfig, measure: MeasureS
         if (candidates := cached_candidates(key)) is not None:
             start = time.perf_counter()
             m = measure_fastest(candidates, measure)
+            index, validation = _validated_choice(program, m, config, {})
             return Extraction(
                 {},
-                (m.program,),
-                m.timing.median,
+                (m.candidates[index].program,),
+                m.candidates[index].timing.median,
                 None,
                 "measured (candidates cached)",
                 "measured",
                 time.perf_counter() - start,
-                info={"measured": m.to_dict() | {"candidates_cached": True}},
+                info={"measured": m.to_dict() | {"chosen": index, "candidates_cached": True}},
+                validation=validation,
             )
     small = optimize(program, None, config.replace(cost="dag_size"))
     fast = optimize(program, None, config.replace(cost="latency"))
@@ -180,17 +234,41 @@ def _optimize_measured(program: UOp, config: SaturationConfig, measure: MeasureS
     runs = {"dag_size": small, "latency": fast}
     if cacheable:
         store_candidates(key, candidates)
-    chosen = m.program
+    known = {r.program: r.validation for r in (small, fast) if r.validation.status != "not_attempted"}
+    index, validation = _validated_choice(program, m, config, known)
+    chosen = m.candidates[index].program
     src = from_run.get(chosen, small)
     choice = src.choice if chosen in from_run else (src.saturation.egraph.choice_of((chosen,)) or {})
     return dataclasses.replace(
         src,
         choice=choice,
         programs=(chosen,),
-        cost=m.timing.median,
+        cost=m.candidates[index].timing.median,
         optimal=None,
         cost_model="measured",
         seconds=time.perf_counter() - start,
         bound=None,
-        info={**src.info, "measured": m.to_dict() | {"candidates_cached": False}, "runs": runs},
+        info={
+            **src.info,
+            "measured": m.to_dict() | {"chosen": index, "candidates_cached": False},
+            "runs": runs,
+        },
+        validation=validation,
     )
+
+
+def _validated_choice(
+    program: UOp, m: Measurement, config: SaturationConfig, known: dict[UOp, Validation]
+) -> tuple[int, Validation]:
+    """The index of the measured choice, or of what replaces it when validation refutes it (greedy's
+    result, else the input: both are candidates, so both were timed), and its validation."""
+    if not config.validate:
+        return m.chosen, not_validated(config.int_semantics)
+    greedy = m.labelled("greedy")
+    chosen, validation = validate_candidates(
+        program,
+        [("measured", m.program), ("greedy", None if greedy is None else greedy.program)],
+        config.int_semantics,
+        known=known,
+    )
+    return next(k for k, c in enumerate(m.candidates) if c.program is chosen), validation

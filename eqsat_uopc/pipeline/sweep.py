@@ -12,6 +12,13 @@ resumes where it stopped: tasks whose key is already in the file are not run aga
 `key`, `status` ("ok" | "timeout" | "crashed" | "error"), `error` and `seconds`, plus the job's
 own fields. Rows come back in completion order; the file is the record.
 
+A sweep given `settings` (what changes a row: the config, the job's options) records them in the
+file's first line, `{"settings": {...}}`, and resumes only a file whose rows were computed under
+the same settings: a file of other settings, or of none recorded, is refused with
+SweepSettingsError naming the settings that differ, before any work, so that one file never mixes
+rows of different settings. `separate_out` names the file such a sweep can write instead, by a
+digest of its settings.
+
 Progress: a bar on a terminal; with `progress="lines"`, one line on stderr every few seconds (for a
 log or a pipe, where a bar is noise and silence looks like a hang).
 """
@@ -19,6 +26,7 @@ log or a pipe, where a bar is noise and silence looks like a hang).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import math
 import multiprocessing as mp
@@ -28,7 +36,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -37,11 +45,27 @@ from typing import Any
 from eqsat_uopc.allocator import children_on_jemalloc
 from eqsat_uopc.errors import UserError
 
-__all__ = ["SchedulerError", "SweepError", "SweepTask", "completed_keys", "sweep"]
+__all__ = [
+    "SchedulerError",
+    "SweepError",
+    "SweepSettingsError",
+    "SweepTask",
+    "completed_keys",
+    "read_rows",
+    "recorded_settings",
+    "separate_out",
+    "settings_differences",
+    "sweep",
+]
 
 
 class SweepError(UserError, ValueError):
     """A sweep that cannot start: repeated task keys, a limit that is not positive."""
+
+
+class SweepSettingsError(SweepError):
+    """A results file to resume whose rows were computed under other settings (or under settings
+    it does not record): resuming it would mix rows of different settings."""
 
 
 class SchedulerError(UserError, ConnectionError):
@@ -57,17 +81,81 @@ class SweepTask:
     payload: dict[str, Any]
 
 
-def completed_keys(out: Path) -> set[str]:
-    """Keys already recorded in a results file (a torn last line from a kill is ignored)."""
+def _records(out: Path) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a results file, line by line (a torn line from a kill is skipped)."""
     if not out.exists():
-        return set()
-    keys = set()
+        return
     for line in out.read_text().splitlines():
         try:
-            keys.add(json.loads(line)["key"])
-        except (json.JSONDecodeError, KeyError, TypeError):
+            record = json.loads(line)
+        except json.JSONDecodeError:
             continue
-    return keys
+        if isinstance(record, dict):
+            yield record
+
+
+def read_rows(out: Path | str) -> list[dict[str, Any]]:
+    """The rows of a results file, in file order: its settings line and torn lines left out."""
+    return [r for r in _records(Path(out)) if "key" in r]
+
+
+def completed_keys(out: Path) -> set[str]:
+    """Keys already recorded in a results file (a torn last line from a kill is ignored)."""
+    return {r["key"] for r in read_rows(out)}
+
+
+_NOT_RECORDED = "not recorded"
+
+
+def recorded_settings(out: Path | str) -> dict[str, Any] | None:
+    """The settings a results file records (its first line), None for a missing or empty file, and
+    {} for rows without a settings line (written before sweeps recorded them)."""
+    records = list(_records(Path(out)))
+    if not records:
+        return None
+    first = records[0]
+    return first["settings"] if "settings" in first and "key" not in first else {}
+
+
+def _flat(settings: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in settings.items():
+        if isinstance(v, Mapping):
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def settings_differences(out: Path | str, settings: Mapping[str, Any]) -> list[str]:
+    """What differs between the settings of a results file's rows and `settings`, one item per
+    setting (`int_semantics: no_overflow in the file, wrap now`); [] when the file can be resumed
+    (same settings, or no rows yet)."""
+    recorded = recorded_settings(out)
+    if recorded is None or (recorded == {} and not read_rows(out)):
+        return []
+    if recorded == {}:
+        return ["the file records no settings (written before sweeps recorded them)"]
+    now = json.loads(json.dumps(settings))  # tuples as lists, as the file holds them
+    was, new = _flat(recorded), _flat(now)
+    return [
+        f"{k}: {_shown(was, k)} in the file, {_shown(new, k)} now"
+        for k in sorted(set(was) | set(new))
+        if was.get(k, _NOT_RECORDED) != new.get(k, _NOT_RECORDED)
+    ]
+
+
+def _shown(settings: Mapping[str, Any], key: str) -> str:
+    return json.dumps(settings[key]) if key in settings else _NOT_RECORDED
+
+
+def separate_out(out: Path | str, settings: Mapping[str, Any]) -> Path:
+    """The results file of these settings beside `out`: `rows.jsonl` -> `rows.<digest>.jsonl`, the
+    digest that of the settings (so that a rerun with the same settings resumes it)."""
+    out = Path(out)
+    text = json.dumps(json.loads(json.dumps(settings)), sort_keys=True)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:10]
+    return out.with_name(f"{out.stem}.{digest}{out.suffix}")
 
 
 def _run_job(job: Job, task: SweepTask) -> dict[str, Any]:
@@ -228,8 +316,13 @@ def sweep(
     progress: bool | str | None = None,
     progress_label: str = "sweep",
     progress_every: float = 5.0,
+    settings: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Run job(task.payload) for every task not already in `out`; the rows of this run.
+
+    settings (JSON-able: what changes a row) are recorded in `out`, and a file of rows computed
+    under other settings is refused (SweepSettingsError, before any task runs; see the module
+    docstring).
 
     job must be a picklable top-level function. workers=0 runs in this process (no isolation,
     for debugging); the default is one worker per core. progress: None a bar on a terminal and
@@ -250,6 +343,11 @@ def sweep(
     if workers is not None and workers < 0:
         raise SweepError(f"workers must be 0 (in this process) or more, got {workers}")
     out_path = Path(out) if out is not None else None
+    if out_path is not None and settings is not None and (diff := settings_differences(out_path, settings)):
+        raise SweepSettingsError(
+            f"{out_path} holds rows computed under other settings ({'; '.join(diff)}): "
+            "resuming it would mix them"
+        )
     if out_path is not None:
         done = completed_keys(out_path)
         tasks = [t for t in tasks if t.key not in done]
@@ -266,6 +364,9 @@ def sweep(
     sink = out_path.open("a") if out_path is not None else None
     if sink is not None and out_path.stat().st_size and not out_path.read_bytes().endswith(b"\n"):
         sink.write("\n")  # end a line torn by an interrupted run, so the next row stands alone
+    if sink is not None and settings is not None and recorded_settings(out_path) is None:
+        sink.write(json.dumps({"settings": settings}, sort_keys=True) + "\n")  # the file's first line
+        sink.flush()
     try:
         for row in _with_progress(rows, len(tasks), show, progress_label, progress_every):
             collected.append(row)

@@ -50,6 +50,9 @@ FIELD_HELP: dict[str, str] = {
     "pulses": "optimize only: saturations at most, each restarted from the previous one's extracted "
     "program while a run stops at the node budget or iteration limit and its extraction is cheaper "
     "than the program it started from (Caviar's pulsing)",
+    "validate": "optimize and compare: check the result against the input before returning it (z3 within "
+    "a fixed resource budget, then the evaluator on edge and random inputs) and return greedy's result, "
+    "else the input, in place of a refuted one; no returns the result unchecked",
 }
 
 
@@ -72,6 +75,7 @@ class SaturationConfig:
     extractor: Any = "auto"
     extract_time_limit: float | None = 5.0
     pulses: int = 3
+    validate: bool = True
 
     def __post_init__(self) -> None:
         resolve_rule_set(self.rules, SaturationError)
@@ -84,7 +88,7 @@ class SaturationConfig:
         _check_positive("time_limit", self.time_limit, integer=False)
         if self.extract_time_limit is not None:
             _check_positive("extract_time_limit", self.extract_time_limit, integer=False)
-        for name in ("seed_greedy", "stop_at_constant", "shortcut_decided", "prune_rules"):
+        for name in ("seed_greedy", "stop_at_constant", "shortcut_decided", "prune_rules", "validate"):
             if not isinstance(getattr(self, name), bool):
                 raise SaturationError(f"{name} must be True or False, got {getattr(self, name)!r}")
         from eqsat_uopc.extract import cost_model, extractor_named

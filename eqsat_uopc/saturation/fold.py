@@ -18,8 +18,9 @@ Families (the rules are declared as values in eqsat_uopc.rules.python_rules):
               False was a defect); scalars and CAST to the operand's own dtype are egglog rules.
   evaluate    any node over fully known data (CONST/STACK literals) -> greedy `run` of that node
               (movement ops, REDUCE, ALU of tensors, INDEX of literals: the same code, so the same
-              values and the same IndexError; under no_overflow, not where an intermediate of the
-              evaluation overflows); ALU through STACK; INDEX() -> x; INDEX of INDEX;
+              values and the same IndexOutOfBoundsError; under no_overflow, not where an
+              intermediate of the evaluation overflows); ALU through STACK; INDEX() -> x; INDEX of
+              INDEX;
               INDEX of STACK at a constant; CALL -> its body with the arguments substituted
               (`inline_call`, which never enters a nested CALL's body).
 """
@@ -32,6 +33,7 @@ from typing import Any
 
 from egglog import bindings
 
+from eqsat_uopc.errors import IndexOutOfBoundsError
 from eqsat_uopc.ir.dtype import dtypes, f32_bits, truncate
 from eqsat_uopc.ir.ops import ALU, Ops
 from eqsat_uopc.ir.uop import UOp
@@ -363,7 +365,7 @@ class FoldStep:
             return
         i, size = const.const_value(), len(stack.kids)
         if not 0 <= i < size:
-            raise IndexError(f"index {i} out of bounds for STACK of {size}")
+            raise IndexOutOfBoundsError(f"index {i} out of bounds for STACK of {size}")
         elem, rest = stack.kids[i], idx[1:]
         if not rest:
             if elem != v:

@@ -7,10 +7,13 @@
     verify_saturation_rules(families=None) -> [EggRuleVerification]  every form of the rule values (symbolic)
     verify_python_rules(families=None) -> [SchemaVerification]  every Python rule's schemas (int32)
     evaluate(program, params, ranges, int_semantics) -> Evaluation   (eqsat_uopc.semantics.evaluation)
+    validate(source, result, int_semantics) -> Validation            translation validation (refinement)
+    validate_candidates(source, [(label, program)], int_semantics) -> (program, Validation)
 
 Modules: z3_encode (z3 terms: a domain of the one walk, eqsat_uopc.semantics.interpret, whose
 concrete domain is eqsat_uopc.semantics.evaluation); proof, equivalence, rules, saturation_rules
-(and egg_float) on top. Rule soundness lives here, all of it: rule_sampling (the greedy rules on
+(and egg_float) on top; validation (a result against its source, what optimize runs) on proof and
+equivalence. Rule soundness lives here, all of it: rule_sampling (the greedy rules on
 random instances, the chapter's exercise 6), rules (the greedy rules proved), saturation_rules,
 egg_text, egg_encode, egg_float (the .egg rules proved), schemas/ (the Python rules proved: the
 index algebra, the piecewise comparisons, the folding step), egraph_soundness (a saturated
@@ -37,20 +40,33 @@ from eqsat_uopc.verify.saturation_rules import (
     verify_saturation_rules,
 )
 from eqsat_uopc.verify.schemas import SchemaVerification, verify_python_rules
+from eqsat_uopc.verify.validation import (
+    VALIDATION_RLIMIT,
+    VALIDATION_SAMPLES,
+    Replacement,
+    Validation,
+    not_validated,
+    validate,
+    validate_candidates,
+)
 from eqsat_uopc.verify.z3_encode import NotEncodable, Z3Domain
 
 __all__ = [
     "BACKENDS",
+    "VALIDATION_RLIMIT",
+    "VALIDATION_SAMPLES",
     "Check",
     "Disagreement",
     "EggRuleVerification",
     "Evaluation",
     "NotEncodable",
     "Proof",
+    "Replacement",
     "RuleCounterexample",
     "RuleReport",
     "RuleVerification",
     "SchemaVerification",
+    "Validation",
     "Verdict",
     "Z3Domain",
     "check_equivalent",
@@ -60,8 +76,11 @@ __all__ = [
     "egg_rules",
     "evaluate",
     "no_overflow_only",
+    "not_validated",
     "parse_egg_rules",
     "prove_equivalent",
+    "validate",
+    "validate_candidates",
     "verify_egg_rule",
     "verify_python_rules",
     "verify_rule",

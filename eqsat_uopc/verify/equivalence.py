@@ -9,7 +9,8 @@ The checks, in order (each is recorded with what it compared and whether it held
   the same inputs, then `to_python`.
 - "c": the C backend (`compile_c`, one batch per program), when it is importable and compiles
   both programs.
-- "z3": `prove_equivalent` for int32/bool programs ("not run" for f32 ones: not attempted).
+- "z3": `prove_equivalent` for int32/bool programs ("not run" for f32 ones: not attempted;
+  "vacuous" when no input is defined for both programs, so that nothing could be compared).
 
 Inputs are drawn with a bias to the edges, where wraparound and rounding bugs live: int32 limits,
 0, +-1, and the programs' own constants and their neighbours; for f32 also -0.0, infinities, NaN
@@ -59,7 +60,7 @@ class Check:
     """One way of checking: what it compared and whether the programs agreed."""
 
     name: str  # "reference" | "interpreter" | "c" | "z3"
-    status: str  # "held" | "failed" | "unknown" | "not_run"
+    status: str  # "held" | "failed" | "vacuous" (z3: no input is defined for both) | "unknown" | "not_run"
     compared: int = 0  # inputs on which both programs were evaluated and compared
     discarded: int = 0  # inputs left out (undefined, overflowing, or the engine could not evaluate)
     detail: str = ""
@@ -82,7 +83,9 @@ class Check:
 @dataclass(frozen=True)
 class Verdict:
     """What check_equivalent found. status: "proved" (z3), "refuted" (some check failed), "tested"
-    (every check that ran held, without a proof), or "unknown" (nothing could be compared)."""
+    (every check that ran held, without a proof), "vacuous" (z3: no input is defined for both
+    programs, so they agree only because nothing can be compared) or "unknown" (nothing could be
+    compared, and z3 did not show why)."""
 
     status: str
     int_semantics: str
@@ -169,6 +172,20 @@ class InputSampler:
     def range_value(self, ident: Any, extent: int) -> int:
         r = self.rng
         return r.choice((0, extent - 1, r.randrange(extent)))
+
+    def edges(self, dtype: DType, bounds: tuple[int, int] | None = None) -> list[Any]:
+        """Every edge value of a scalar input, in a fixed order: for an i32 the int32 limits, +-2**30,
+        2**16, 0, +-1 and the programs' constants, their neighbours and negations (inside bounds,
+        with the bounds' ends); for an f32 +-0.0, infinities, NaN, the smallest subnormal and normal,
+        the largest finite; both bools."""
+        if dtype is dtypes.bool:
+            return [False, True]
+        if dtype is dtypes.f32:
+            return [truncate(dtypes.f32, v) for v in _F32_EDGES]
+        if bounds is None:
+            return list(self.int_pool)
+        lo, hi = bounds
+        return sorted({lo, hi, *(v for v in self.int_pool if lo <= v <= hi)})
 
 
 def _any_f32(bits: int) -> float:
@@ -356,7 +373,13 @@ def _c_inputs(prog: Any, s: _Sample) -> list[Any]:
 
 
 def _from_proof(proof: Proof) -> Check:
-    status = {"proved": "held", "refuted": "failed", "unknown": "unknown", "not_attempted": "not_run"}
+    status = {
+        "proved": "held",
+        "vacuous": "vacuous",
+        "refuted": "failed",
+        "unknown": "unknown",
+        "not_attempted": "not_run",
+    }
     detail = proof.reason if proof.status != "not_attempted" else f"not attempted: {proof.reason}"
     return Check(
         "z3", status[proof.status], detail=detail, counterexample=proof.counterexample, values=proof.values
@@ -370,8 +393,8 @@ def _verdict(int_semantics: str, checks: tuple[Check, ...], proof: Proof | None)
         return Verdict(
             "refuted", int_semantics, checks, proof, first.counterexample, first.name, first.values
         )
-    if proof is not None and proof.status == "proved":
-        status = "proved"
+    if proof is not None and proof.status in ("proved", "vacuous"):
+        status = proof.status
     elif any(c.status == "held" for c in checks):
         status = "tested"
     else:

@@ -8,10 +8,17 @@ What is proved (both semantics, see z3_encode.py):
   the soundness of a rewrite first -> second (a rewrite may define what was undefined, never the
   reverse; under "no_overflow" it may not introduce an overflow either).
 
-Verdicts: "proved"; "refuted" with a counterexample (PARAM values by slot, or by the caller's
-names; RANGE values under "range <identifier>"), which the concrete evaluator has replayed;
-"unknown" when z3 gives up (timeout or resource limit: never "equal"); "not_attempted" for programs
-with f32 values, which are left to random testing.
+Verdicts: "proved"; "vacuous" when the goal holds only because no input is defined for both
+programs (refinement=True: for the first), as for `x // 0` against anything: nothing was compared;
+"refuted" with a counterexample (PARAM values by slot, or by the caller's names; RANGE values under
+"range <identifier>"), which the concrete evaluator has replayed; "unknown" when z3 gives up
+(timeout or resource limit: never "equal"); "not_attempted" for programs with f32 values, which are
+left to random testing.
+
+Encodings (z3_encode.py): both exact. By default, under "wrap" integers with explicit wraparound
+first, with a third of the budget, then 32-bit bit-vectors; under "no_overflow" integers alone.
+`encodings` chooses another plan: each encoding in turn, each with the whole rlimit and an equal
+share of timeout_ms.
 
     >>> from eqsat_uopc.ir.uop import UOp
     >>> from eqsat_uopc.verify import prove_equivalent
@@ -21,35 +28,48 @@ with f32 values, which are left to random testing.
     ('refuted', {0: 2147483647})
     >>> prove_equivalent(x < x + 1, UOp.const(True), "no_overflow").status
     'proved'
+    >>> prove_equivalent(x // 0, UOp.const(5)).status  # x // 0 is defined for no x
+    'vacuous'
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import z3
 
 from eqsat_uopc.ir.dtype import dtypes
-from eqsat_uopc.ir.uop import UOp, call_params
-from eqsat_uopc.semantics.evaluation import Evaluation, evaluate
+from eqsat_uopc.ir.uop import UOp, call_params, prod
+from eqsat_uopc.semantics.evaluation import Evaluation, evaluate, nest
 from eqsat_uopc.semantics.interpret import interpret
 from eqsat_uopc.semantics.values import same_value
-from eqsat_uopc.verify.z3_encode import Z3Domain, as_bool, conjunction, own_z3_context
+from eqsat_uopc.verify.z3_encode import ENCODINGS, Z3Domain, as_bool, conjunction, own_z3_context
 
-__all__ = ["Proof", "check_comparable", "format_inputs", "has_f32", "input_key", "prove_equivalent"]
+__all__ = [
+    "ENCODING_NAMES",
+    "Proof",
+    "check_comparable",
+    "format_inputs",
+    "has_f32",
+    "input_key",
+    "prove_equivalent",
+]
+
+ENCODING_NAMES = {"bv": "bit-vectors", "int": "integers"}  # as a Proof's `encoding` is printed
 
 
 @dataclass(frozen=True)
 class Proof:
     """The outcome of prove_equivalent."""
 
-    status: str  # "proved" | "refuted" | "unknown" | "not_attempted"
+    status: str  # "proved" | "vacuous" | "refuted" | "unknown" | "not_attempted"
     int_semantics: str
     counterexample: dict[Any, Any] | None = None  # inputs where the programs differ (refuted only)
     values: tuple[Any, Any] | None = None  # both programs' values there (None: undefined)
-    reason: str = ""  # why unknown or not attempted
+    reason: str = ""  # why unknown, not attempted or vacuous
+    encoding: str | None = None  # the encoding that decided ("bv" or "int"), when one did
 
     def __str__(self) -> str:
         text = f"z3 ({self.int_semantics}): {self.status}"
@@ -116,52 +136,118 @@ def prove_equivalent(
     refinement: bool = False,
     names: Mapping[int, str] | None = None,
     rlimit: int | None = None,
+    encodings: Sequence[str] | None = None,
 ) -> Proof:
     """Prove (or refute) that a and b agree, under int_semantics "wrap" or "no_overflow".
 
     timeout_ms bounds z3's wall time and rlimit (optional) its resource count, which, unlike a
     timeout, gives the same answer on every machine; either limit reached gives "unknown".
+    encodings: the z3 encodings to try in turn ("bv", "int"; see the module docstring).
     """
     check_comparable(a, b)
     if int_semantics not in ("wrap", "no_overflow"):
         raise ValueError(f"int_semantics must be 'wrap' or 'no_overflow', got {int_semantics!r}")
+    if encodings is not None:
+        unknown = [e for e in encodings if e not in ENCODINGS]
+        if unknown or not encodings:
+            raise ValueError(f"encodings must be some of {ENCODINGS}, got {tuple(encodings)!r}")
     if has_f32(a, b):
         return Proof("not_attempted", int_semantics, reason="f32 programs are not proved")
-    # Under wrap, two exact encodings: integers with explicit wraparound (linear arithmetic, strong
-    # on div/mod by constants) first, then bit-vectors (strong on products of variables).
-    plan = [("int", max(1, timeout_ms // 3)), ("bv", max(1, timeout_ms - timeout_ms // 3))]
-    if int_semantics == "no_overflow":
+    if encodings is not None:
+        share = max(1, timeout_ms // len(encodings))
+        plan = [(e, share) for e in encodings]
+    elif int_semantics == "wrap":
+        # integers with explicit wraparound (linear arithmetic, strong on div/mod by constants)
+        # first, then bit-vectors (strong on products of variables)
+        plan = [("int", max(1, timeout_ms // 3)), ("bv", max(1, timeout_ms - timeout_ms // 3))]
+    else:
         plan = [("int", timeout_ms)]
     reasons = []
     for encoding, budget in plan:
         domain = Z3Domain(int_semantics, encoding)
-        result, solver = _solve(a, b, domain, refinement, budget, rlimit)
+        result, defined, solver = _solve(a, b, domain, refinement, budget, rlimit)
         if result == z3.unsat:
-            return Proof("proved", int_semantics)
+            if _defined_somewhere(a, b, int_semantics, refinement):  # the goal compared something
+                return Proof("proved", int_semantics, encoding=encoding)
+            return _proved(domain, defined, (budget, rlimit), encoding, refinement)
         if result == z3.sat:
-            return _refutation(a, b, int_semantics, refinement, names, domain, solver.model())
+            return _refutation(a, b, int_semantics, refinement, names, domain, solver.model(), encoding)
         reasons.append(solver.reason_unknown() or "z3 gave up")
     return Proof("unknown", int_semantics, reason="; ".join(dict.fromkeys(reasons)))
 
 
 def _solve(
     a: UOp, b: UOp, domain: Z3Domain, refinement: bool, timeout_ms: int, rlimit: int | None
-) -> tuple[Any, z3.Solver]:
+) -> tuple[Any, Any, z3.Solver]:
+    """z3's answer to "is there an input where the goal fails?", the condition under which the goal
+    compares anything, and a solver of the domain's hypotheses that asked it (its model when sat)."""
     ea, eb = interpret(a, domain), interpret(b, domain)
     da = conjunction([d for _, d in ea])
     db = conjunction([d for _, d in eb])
     equal = z3.And(*[x == y for (x, _), (y, _) in zip(ea, eb, strict=True)])
     if refinement:
-        goal = z3.Implies(as_bool(da), z3.And(as_bool(db), equal))
+        defined = as_bool(da)
+        goal = z3.Implies(defined, z3.And(as_bool(db), equal))
     else:
-        goal = z3.Implies(z3.And(as_bool(da), as_bool(db)), equal)
+        defined = z3.And(as_bool(da), as_bool(db))
+        goal = z3.Implies(defined, equal)
+    solver = _solver(domain, timeout_ms, rlimit)
+    solver.add(z3.Not(goal))
+    return solver.check(), defined, solver
+
+
+def _solver(domain: Z3Domain, timeout_ms: int, rlimit: int | None) -> z3.Solver:
+    """A solver holding the domain's hypotheses, within the limits. (One per question: a solver
+    asked twice, or pushed, becomes z3's incremental solver, slower on bit-vectors.)"""
     solver = z3.Solver()
     solver.set("timeout", int(timeout_ms))
     if rlimit is not None:
         solver.set("rlimit", int(rlimit))
     solver.add(*domain.hypotheses)
-    solver.add(z3.Not(goal))
-    return solver.check(), solver
+    return solver
+
+
+_WITNESSES = (0, 1, -1, 2, 7)  # simple inputs that show a proof is not vacuous, tried before z3
+
+
+def _defined_somewhere(a: UOp, b: UOp, int_semantics: str, refinement: bool) -> bool:
+    """Is the first program (and, unless refinement, the second) defined on some simple input:
+    every input one of _WITNESSES (clamped into its bounds), every RANGE at it (clamped into its
+    extent)? A witness that a proof compared something, found by the evaluator in a fraction of
+    the time z3 takes to find one (which _proved asks only when none of these is)."""
+    params = {p.arg.slot: p for program in (a, b) for p in call_params(program)}
+    for k in _WITNESSES:
+        values = {}
+        for slot, p in params.items():
+            lo, hi = p.arg.bounds or (k, k)
+            scalar = (k % 2 == 1) if p.dtype is dtypes.bool else min(max(k, lo), hi)
+            values[slot] = nest([scalar] * prod(p.shape), p.shape)
+
+        def at_k(ident: Any, extent: int, k: int = k) -> int:
+            return min(max(k, 0), extent - 1)
+
+        ranges: dict[Any, int] = {}
+        if evaluate(a, values, ranges, int_semantics, at_k).defined and (
+            refinement or evaluate(b, values, ranges, int_semantics, at_k).defined
+        ):
+            return True
+    return False
+
+
+def _proved(
+    domain: Z3Domain, defined: Any, budget: tuple[int, int | None], encoding: str, refinement: bool
+) -> Proof:
+    """ "proved", or "vacuous" when no input satisfies `defined` (the goal then compared nothing).
+    Should z3 give up on that question, the proof stands and its reason says so."""
+    solver = _solver(domain, *budget)
+    solver.add(defined)
+    found = solver.check()
+    int_semantics = "no_overflow" if domain.checked else "wrap"
+    if found == z3.unsat:
+        which = "the first program" if refinement else "both programs"
+        return Proof("vacuous", int_semantics, reason=f"no input is defined for {which}", encoding=encoding)
+    reason = "" if found == z3.sat else "whether any input is defined for both is unknown"
+    return Proof("proved", int_semantics, reason=reason, encoding=encoding)
 
 
 def _refutation(
@@ -172,6 +258,7 @@ def _refutation(
     names: Mapping[int, str] | None,
     domain: Z3Domain,
     model: z3.ModelRef,
+    encoding: str,
 ) -> Proof:
     params: dict[int, Any] = {}
     for slot, (node, elems) in sorted(domain.params.items()):
@@ -190,7 +277,7 @@ def _refutation(
         )
     cex: dict[Any, Any] = {input_key(s, names): v for s, v in params.items()}
     cex.update({f"range {ident!r}": v for ident, v in ranges.items()})
-    return Proof("refuted", int_semantics, cex, (va.value, vb.value))
+    return Proof("refuted", int_semantics, cex, (va.value, vb.value), encoding=encoding)
 
 
 def _differs(va: Evaluation, vb: Evaluation, refinement: bool) -> bool:

@@ -75,6 +75,7 @@ class RuleVerification:
     instances: int = 0  # instances the pattern matched
     fired: int = 0  # of which the rule rewrote
     proved: int = 0  # fired instances z3 proved
+    vacuous: int = 0  # of those, proved only because the instance's lhs is defined for no input
     tested: int = 0  # fired f32 instances that held on every random input
     unknown: int = 0  # fired instances z3 could neither prove nor refute in time
     raised: int = 0  # instances on which the rule raised (an out-of-bounds constant INDEX)
@@ -100,7 +101,8 @@ class RuleVerification:
     def __str__(self) -> str:
         text = (
             f"{self.rule} [{self.int_semantics}]: {self.status} ({self.fired} fired of {self.instances}, "
-            f"{self.proved} proved, {self.tested} tested, {self.unknown} unknown)"
+            f"{self.proved} proved{f' ({self.vacuous} vacuous)' if self.vacuous else ''}, "
+            f"{self.tested} tested, {self.unknown} unknown)"
         )
         if self.counterexample is not None:
             text += f"\n  counterexample: {self.counterexample}"
@@ -210,6 +212,7 @@ def verify_rule(
             report.unknown += 1
             continue
         report.proved += 1
+        report.vacuous += proof.status == "vacuous"
         if declared == "no_overflow" and report.wrap_counterexample is None:
             wrap = prove_equivalent(before, after, "wrap", timeout_ms, refinement=True, rlimit=rlimit)
             if wrap.status == "refuted":

@@ -17,7 +17,7 @@ What is proved is every egglog form a rule value generates (`eqsat_uopc.rules.Ru
 under the semantics of its form kind in the one table `eqsat_uopc.rules.FORM_KINDS`: a
 no_overflow rule's unguarded form under "no_overflow", its guarded form (whose :guard must prove
 the precondition in the query) under "wrap", like every wrap rule; i32 values
-are integers with explicit wraparound (z3_encode.py, wrap_encoding "int"), so egglog's i64
+are integers with explicit wraparound (z3_encode.py, encoding "int"), so egglog's i64
 primitives and the IR's values live in one theory. egglog's `/` and `%` truncate (as in Rust); `&`
 is supported with the mask 2**32 - 1 that fold.egg uses for wraparound.
 

@@ -1,11 +1,16 @@
-"""z3 encoding of int32/bool programs, under either integer semantics.
+"""z3 encoding of int32/bool programs, under either integer semantics, in either of two exact encodings.
 
-- "wrap": an i32 is a 32-bit bit-vector, ADD and MUL wrap (two's complement), CMPLT is signed.
-- "no_overflow": an i32 is a mathematical integer; every PARAM lies in the int32 range, and an i32
-  ADD or MUL whose exact result leaves the int32 range is undefined (see interpret.py for how
-  undefinedness propagates: to every user, except through the branch a WHERE does not select).
-  So "every intermediate is in range" is a hypothesis of the comparison, for exactly the
-  intermediates the result depends on.
+- "wrap": ADD and MUL wrap (two's complement), CMPLT is signed. Encoded as 32-bit bit-vectors
+  ("bv", the default), or as integers in the int32 range with the wraparound written out ("int":
+  linear arithmetic, strong on division and modulo by constants).
+- "no_overflow": an i32 ADD or MUL whose exact result leaves the int32 range is undefined (see
+  interpret.py for how undefinedness propagates: to every user, except through the branch a WHERE
+  does not select). So "every intermediate is in range" is a hypothesis of the comparison, for
+  exactly the intermediates the result depends on, and a program that overflows where the other
+  does not is told apart from it. Encoded as mathematical integers, every PARAM in the int32 range
+  ("int", the default), or as 32-bit bit-vectors whose ADD and MUL are defined only where z3's
+  signed no-overflow and no-underflow predicates hold ("bv": where they hold, the 32-bit result is
+  the exact one). Both encodings are exact; which one z3 decides faster depends on the program.
 
 A bool is a z3 Bool; on bools ADD is or, MUL is and, MAX is or, CMPLT is `not a and b` (exec_alu
 computes them in Python ints and truncates to bool).
@@ -36,9 +41,9 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.interpret import Elem
 
-__all__ = ["WRAP_ENCODINGS", "NotEncodable", "Z3Domain", "conjunction", "own_z3_context"]
+__all__ = ["ENCODINGS", "NotEncodable", "Z3Domain", "conjunction", "own_z3_context"]
 
-WRAP_ENCODINGS = ("bv", "int")
+ENCODINGS = ("bv", "int")
 
 
 class NotEncodable(Exception):
@@ -87,14 +92,21 @@ def _ite(c: Any, a: Any, b: Any) -> Any:
 class Z3Domain:
     """z3 terms (interpret.Domain); collects the hypotheses and the input variables it creates."""
 
-    def __init__(self, int_semantics: str, wrap_encoding: str = "bv", ctx: z3.Context | None = None) -> None:
+    def __init__(
+        self, int_semantics: str, encoding: str | None = None, ctx: z3.Context | None = None
+    ) -> None:
         if int_semantics not in ("wrap", "no_overflow"):
             raise ValueError(f"int_semantics must be 'wrap' or 'no_overflow', got {int_semantics!r}")
-        if wrap_encoding not in WRAP_ENCODINGS:
-            raise ValueError(f"wrap_encoding must be one of {WRAP_ENCODINGS}, got {wrap_encoding!r}")
-        # self.wrap: i32 values are bit-vectors; self.wrap_int: integers in range, ADD/MUL wrapped
-        self.wrap = int_semantics == "wrap" and wrap_encoding == "bv"
-        self.wrap_int = int_semantics == "wrap" and wrap_encoding == "int"
+        if encoding is None:
+            encoding = "bv" if int_semantics == "wrap" else "int"
+        if encoding not in ENCODINGS:
+            raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
+        self.encoding = encoding
+        # self.wrap: i32 values are bit-vectors; self.wrap_int: integers in range, ADD/MUL wrapped;
+        # self.checked: an i32 ADD or MUL is undefined where its exact result leaves int32 (no_overflow)
+        self.wrap = encoding == "bv"
+        self.wrap_int = int_semantics == "wrap" and encoding == "int"
+        self.checked = int_semantics == "no_overflow"
         self.ctx = ctx
         self.hypotheses: list[z3.BoolRef] = []
         self.params: dict[int, tuple[UOp, list[Any]]] = {}  # slot -> (PARAM node, element variables)
@@ -211,8 +223,8 @@ class Z3Domain:
             r = a + b if op is Ops.ADD else a * b
             if self.wrap_int:
                 return (self._wrapped(r, op), defined)
-            if not self.wrap:
-                defined = conjunction([defined, self._in_range(r)])
+            if self.checked:
+                defined = conjunction([defined, self._fits(a, b, r, op)])
             return (r, defined)
         if op is Ops.MAX:
             return (z3.If(b > a, b, a), defined)
@@ -226,6 +238,14 @@ class Z3Domain:
                 return (r, conjunction([defined, b != 0]))
             return (q, conjunction([defined, b != 0, z3.Not(z3.And(a == I32_MIN, b == -1))]))
         raise NotEncodable(f"{op.name} is not an int/bool op")  # pragma: no cover
+
+    def _fits(self, a: Any, b: Any, r: Any, op: Ops) -> z3.BoolRef:
+        """Does the exact result r of a op b lie in the int32 range? (Bit-vectors: z3's predicates.)"""
+        if not self.wrap:
+            return self._in_range(r)
+        if op is Ops.ADD:
+            return z3.And(z3.BVAddNoOverflow(a, b, True), z3.BVAddNoUnderflow(a, b))
+        return z3.And(z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b))
 
     def _wrapped(self, r: Any, op: Ops) -> Any:
         """r (an exact sum or product of two int32 values) reduced to the int32 range, mod 2**32."""

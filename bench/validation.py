@@ -1,0 +1,115 @@
+"""What translation validation costs: `optimize` with validation on against off, interleaved.
+
+    .venv/bin/python bench/validation.py                 # 100 of each corpus, both int semantics
+    .venv/bin/python bench/validation.py --count 30      # a quicker look
+    .venv/bin/python bench/validation.py --semantics no_overflow --count 300
+
+`optimize` validates its result against the input before returning it (docs/DESIGN.md,
+"Translation validation"). This script measures what that adds, per bundled corpus (the generated
+index expressions with seed 0, a seeded sample of the Caviar expressions, a seeded sample of the
+tinygrad capture) and per int semantics: each expression is optimized with `validate=False` and
+with `validate=True` in one process, the two runs alternating in order from one expression to
+the next (off then on, on then off), so that the shared machine's load and the engines' age fall on
+both alike; every engine is warmed off the clock first.
+
+Printed per corpus: the median time per expression off and on and their ratio (the target is at
+most 1.3x), the median of the per-expression ratios, the mean times, and how the results were
+validated: identical (nothing to check), proved by z3, tested by the evaluator (z3 undecided within
+its resource budget, or an f32 program), unknown, and how many results validation refuted and
+replaced (bugs of the rewrites, each listed). "proved share" is proved / (proved + tested +
+unknown): of the results that needed a check, those z3 decided.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+import results
+
+from eqsat_uopc import optimize
+from eqsat_uopc.corpus import caviar_dev, index_expressions, tinygrad_capture
+from eqsat_uopc.ir.uir import to_uir
+
+RESULTS_SECTIONS = ("validation",)  # docs/results.md, written with --write-results (bench/results.py)
+CORPORA = ("index", "caviar", "capture")
+
+
+def corpora(count: int) -> dict[str, list]:
+    caviar, capture = caviar_dev(), tinygrad_capture()
+    return {
+        "index": [e.program for e in index_expressions(count, seed=0)],
+        "caviar": [caviar[i].program for i in sorted(random.Random(0).sample(range(len(caviar)), count))],
+        "capture": [capture[i].program for i in sorted(random.Random(0).sample(range(len(capture)), count))],
+    }
+
+
+def timed(program, semantics: str, validate: bool) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = optimize(program, int_semantics=semantics, validate=validate)
+    return time.perf_counter() - start, result
+
+
+def measure(name: str, programs: list, semantics: str) -> None:
+    for p in programs[:3]:  # the engines this corpus needs, warm
+        optimize(p, int_semantics=semantics, validate=False)
+    off, on, ratios, statuses, replaced = [], [], [], {}, []
+    for k, p in enumerate(programs):
+        order = (False, True) if k % 2 == 0 else (True, False)
+        got = {flag: timed(p, semantics, flag) for flag in order}
+        (t_off, _), (t_on, result) = got[False], got[True]
+        off.append(t_off)
+        on.append(t_on)
+        ratios.append(t_on / t_off)
+        v = result.validation
+        statuses[v.status] = statuses.get(v.status, 0) + 1
+        if v.replaced:
+            replaced.append((k, p, v))
+    m_off, m_on = statistics.median(off), statistics.median(on)
+    checked = sum(statuses.get(s, 0) for s in ("proved", "tested", "unknown"))
+    share = f"{statuses.get('proved', 0) / checked:.1%}" if checked else "n/a"
+    counts = ", ".join(
+        f"{s} {statuses[s]}" for s in ("identical", "proved", "tested", "unknown") if s in statuses
+    )
+    print(
+        f"{name:8} {semantics:11} {len(programs):4}  median {m_off * 1000:7.1f} -> {m_on * 1000:7.1f} ms "
+        f"= {m_on / m_off:.2f}x (per-expression median {statistics.median(ratios):.2f}x; mean "
+        f"{statistics.mean(off) * 1000:.1f} -> {statistics.mean(on) * 1000:.1f} ms)"
+    )
+    print(f"{'':21}validated: {counts}; proved share {share}; refuted and replaced {len(replaced)}")
+    for k, p, v in replaced:
+        first = v.replaced[0]
+        print(
+            f"{'':23}#{k}: {first.candidate} refuted ({first.validation.check}), returned {v.candidate}: "
+            f"{to_uir(p).count(chr(10))} nodes"
+        )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=100, help="expressions per corpus (default 100)")
+    ap.add_argument(
+        "--semantics",
+        choices=("both", "no_overflow", "wrap"),
+        default="both",
+        help="int semantics (default both)",
+    )
+    ap.add_argument(results.FLAG, action="store_true", help=results.FLAG_HELP)
+    args = ap.parse_args()
+    partial = (
+        None
+        if (args.count, args.semantics) == (100, "both")
+        else f"{args.count} per corpus, {args.semantics}"
+    )
+    with results.recorded("validation", args.write_results, partial):
+        programs = corpora(args.count)
+        print("optimize with validation on against off, interleaved (default rules and settings, DAG size)")
+        for semantics in ("no_overflow", "wrap") if args.semantics == "both" else (args.semantics,):
+            for name in CORPORA:
+                measure(name, programs[name], semantics)
+
+
+if __name__ == "__main__":
+    main()
