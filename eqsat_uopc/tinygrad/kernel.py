@@ -36,7 +36,7 @@ from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.tinygrad.bridge import ALU_OP_NAMES, TinygradError, from_tinygrad, tinygrad_ops, to_tinygrad
 
-__all__ = ["KernelExpressions", "kernel_expressions", "lowered_int_ops"]
+__all__ = ["KernelExpressions", "count_int_ops", "kernel_expressions", "lowered_int_ops"]
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,18 @@ def lowered_int_ops(expressions: Sequence[Any], renderer: Any) -> int:
 
 
 def count_int_ops(uops: Any) -> int:
-    """The ALU nodes among `uops` whose value is an integer or a bool (tinygrad's GroupOp.ALU)."""
+    """The integer ALU ops among `uops` (tinygrad's GroupOp.ALU): those with an integer result, and
+    those with a bool result computed from integers or bools (a comparison of indices, a gate's
+    AND), not a comparison of floats."""
     tops = tinygrad_ops()
     tdt = tops.dtypes
-    return sum(1 for u in uops if u.op in tops.GroupOp.ALU and (tdt.is_int(u.dtype) or u.dtype == tdt.bool))
+
+    def integral(dtype: Any) -> bool:
+        return tdt.is_int(dtype) or dtype == tdt.bool
+
+    return sum(
+        1
+        for u in uops
+        if u.op in tops.GroupOp.ALU
+        and (tdt.is_int(u.dtype) or (u.dtype == tdt.bool and all(integral(s.dtype) for s in u.src)))
+    )

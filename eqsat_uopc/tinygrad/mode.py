@@ -51,6 +51,7 @@ __all__ = [
     "disable",
     "enable",
     "enable_from_environment",
+    "forget_compiled",
     "simplifying",
 ]
 
@@ -144,6 +145,15 @@ def enable_from_environment() -> ModeSession | None:
     return enable()
 
 
+def forget_compiled() -> None:
+    """Forget every kernel tinygrad compiled, in the mode and out of it, so the next realize compiles
+    (and the mode reports) every kernel again: for measurements."""
+    import tinygrad.codegen as codegen
+
+    _caches.clear()
+    codegen.to_program_cache.clear()
+
+
 def _key() -> Any:
     return _sessions[-1].settings if _sessions else None
 
@@ -197,6 +207,7 @@ def _full_rewrite_to_sink(ast: Any, ren: Any, *args: Any, **kwargs: Any) -> Any:
     """tinygrad's full_rewrite_to_sink, remembering which kernel and renderer it compiles, and timing it."""
     info = getattr(ast, "arg", None)
     _kernels.append((ren, str(getattr(info, "name", "")), time.perf_counter()))
+    key = getattr(ast, "key", b"").hex()
     session = active_session()
     before = len(session.reports) if session is not None else 0
     try:
@@ -206,6 +217,7 @@ def _full_rewrite_to_sink(ast: Any, ren: Any, *args: Any, **kwargs: Any) -> Any:
         if session is not None and len(session.reports) > before:
             report = session.reports[-1]
             report.details["tinygrad_seconds"] = time.perf_counter() - start - report.seconds
+            report.details["ast_key"] = key
 
 
 def _graph_rewrite(sink: Any, pm: Any, *args: Any, **kwargs: Any) -> Any:

@@ -16,20 +16,23 @@ after tinygrad's final symbolic pass:
    (a bool expression's, not its CAST's), and extraction chooses one term per root under the cost
    model with DAG cost: a subterm that several indices share is paid once. tinygrad's expressions,
    the greedy seed's and the algebra's are candidates, so the choice is never costlier than they are.
-4. **Proved.** Every changed expression is proved equal to tinygrad's by z3 (verify.prove_equivalent)
-   twice, as a refinement (wherever tinygrad's expression is defined, ours is, with the same value):
-   under `wrap` (the value at every input, as the PYTHON device and any wrapping backend compute it)
-   and under `no_overflow` (no intermediate of ours overflows where none of tinygrad's does: a C
-   backend without -fwrapv, where signed overflow is undefined, gets no new overflow). The `wrap`
-   proof is implied, and skipped, when the interval analysis shows tinygrad's expression never
-   overflows within its inputs' bounds (`never_overflows`, the usual case). Both with a
-   fixed z3 resource limit (`rlimit`), so the verdict is the same on every machine. All changed
-   expressions in one query first; if that is not proved, each on its own, and an expression not
-   proved keeps tinygrad's form.
-5. **Kept only if smaller in tinygrad's own terms.** The proved expressions are built back into
-   tinygrad nodes over the kernel's own leaves, and tinygrad's decompositions (kernel.lowered_int_ops)
-   count the integer ALU ops each version becomes on the renderer; ours replace tinygrad's only
-   when strictly fewer. Any error on the way leaves the kernel as tinygrad made it.
+4. **Counted in tinygrad's own terms.** The changed expressions are built back into tinygrad nodes
+   over the kernel's own leaves, and tinygrad's decompositions (kernel.lowered_int_ops) count the
+   integer ALU ops the kernel's expressions become on the renderer. Each changed expression in turn
+   goes back to tinygrad's form when that adds no op (the cost model found it cheaper, tinygrad's
+   lowering does not; or a rewrite as cheap, which would only cost a proof: `_worth_it`). Unless
+   what remains is strictly fewer ops than tinygrad's, the kernel stays as it was.
+5. **Proved.** Every remaining change is proved equal to tinygrad's expression by z3
+   (verify.prove_equivalent) as a refinement (wherever tinygrad's expression is defined, ours is,
+   with the same value), twice: under `wrap` (the value at every input, as the PYTHON device and any
+   wrapping backend compute it) and under `no_overflow` (no intermediate of ours overflows where none
+   of tinygrad's does: a C backend without -fwrapv, where signed overflow is undefined, gets no new
+   overflow). The `wrap` proof is implied, and skipped, when the interval analysis shows tinygrad's
+   expression never overflows within its inputs' bounds (`never_overflows`, the usual case). With a
+   fixed z3 resource limit (`rlimit`), so the verdict is the same on every machine. All changes in
+   one query first; if that is not proved, each on its own; an expression not proved goes back to
+   tinygrad's form, and the count is made again. Any error on the way leaves the kernel as tinygrad
+   made it.
 
 `per_expression=True` runs the same steps with one saturation per expression instead (what one
 would do without a whole-kernel e-graph); bench/tinygrad_kernels.py compares the two.
@@ -112,8 +115,8 @@ class SimplifierSettings:
     proofs are under both), z3's resource limit per query, and one run per kernel or per expression."""
 
     config: SaturationConfig = KERNEL_CONFIG
-    rlimit: int = 5_000_000
-    timeout_ms: int = 20_000
+    rlimit: int = 2_000_000  # z3's resource limit per query: it decides, the same on every machine
+    timeout_ms: int = 60_000  # a safety net only, far above what the rlimit allows on this machine
     per_expression: bool = False
     max_reverts: int = 64  # changed expressions tried one by one back in tinygrad's form, at most
 
@@ -183,30 +186,49 @@ def _simplify(sink: Any, renderer: Any, settings: SimplifierSettings, report: Ke
     if not changed:
         report.outcome = "no change"
         return sink
-    t = time.perf_counter()
-    proved = _proved(ke.programs, chosen, changed, settings)
-    report.prove_seconds = time.perf_counter() - t
-    report.unproved = len(changed) - len(proved)
-    if not proved:
-        report.outcome = "unproved"
-        return sink
     replacements = list(ke.roots)
-    for k, node in zip(proved, ke.rebuild([chosen[k] for k in proved]), strict=True):
+    for k, node in zip(changed, ke.rebuild([chosen[k] for k in changed]), strict=True):
         replacements[k] = node
     ops = lowered_int_ops(replacements, renderer)
     report.details["candidate_ops"] = ops
-    kept = list(proved)
-    if len(kept) <= settings.max_reverts:  # an expression ours writes with more ops goes back
-        for k in proved:
-            trial = [*replacements[:k], ke.roots[k], *replacements[k + 1 :]]
-            if (trial_ops := lowered_int_ops(trial, renderer)) <= ops:
-                replacements, ops = trial, trial_ops
-                kept.remove(k)
+    kept = _worth_it(ke, replacements, changed, ops, renderer, settings)
+    ops = lowered_int_ops(replacements, renderer)
     if ops >= report.tinygrad_ops:
         report.outcome = "not smaller in tinygrad's ops"
         return sink
-    report.ops, report.changed, report.replaced, report.outcome = ops, len(kept), True, "smaller"
+    t = time.perf_counter()
+    proved = _proved(ke.programs, chosen, kept, settings)
+    report.prove_seconds = time.perf_counter() - t
+    report.unproved = len(kept) - len(proved)
+    for k in set(kept) - set(proved):
+        replacements[k] = ke.roots[k]
+    ops = lowered_int_ops(replacements, renderer)
+    if ops >= report.tinygrad_ops:
+        report.outcome = "unproved" if report.unproved else "not smaller in tinygrad's ops"
+        return sink
+    report.ops, report.changed, report.replaced, report.outcome = ops, len(proved), True, "smaller"
     return ke.substitute(sink, replacements)
+
+
+def _worth_it(
+    ke: KernelExpressions, replacements: list[Any], changed: list[int], ops: int, renderer: Any, settings: Any
+) -> list[int]:
+    """The changed expressions that pay for themselves in tinygrad's ops: each one in turn goes back to
+    tinygrad's form (in `replacements`, in place) when that does not add ops (a rewrite the cost model
+    found cheaper but tinygrad's lowering does not, or one as cheap, which would only cost a proof);
+    at most `settings.max_reverts` tried (each trial lowers the whole kernel's expressions)."""
+    kept = list(changed)
+    if len(changed) > settings.max_reverts:
+        return kept
+    for k in changed:
+        mine = replacements[k]
+        replacements[k] = ke.roots[k]
+        if (trial := lowered_int_ops(replacements, renderer)) <= ops:
+            ops = trial
+            kept.remove(k)
+        else:
+            replacements[k] = mine
+    return kept
 
 
 def _bundle(programs: Sequence[UOp]) -> UOp:
