@@ -35,6 +35,7 @@ class KernelEffect:
     """One kernel, without and with the mode."""
 
     name: str
+    key: str  # the kernel's AST key (hex): the same kernel in two measurements of one workload
     ops_without: int  # integer ALU ops of tinygrad's linearized program
     ops_with: int
     compile_without: float  # seconds tinygrad's do_to_program took (the mode's work included, with)
@@ -105,6 +106,7 @@ def measure_workload(
         effect.kernels.append(
             KernelEffect(
                 name=prg.arg.function_name,
+                key=key,
                 ops_without=_int_ops(prg),
                 ops_with=_int_ops(prg_with),
                 compile_without=seconds,
