@@ -30,6 +30,7 @@ m23 = UOp.param(5, dtypes.i32, (2, 3))
 v2 = UOp.param(6, dtypes.i32, (2,))
 r = UOp.range(10, "r")  # in [0, 9]
 r4 = UOp.range(4, "r4")  # in [0, 3]
+pos, neg = UOp.param(9, bounds=(1, 1000)), UOp.param(10, bounds=(-1000, -1))  # divisors, never 0
 c = UOp.const
 i32 = dtypes.i32
 sq = x * x  # a body: slot 0
@@ -347,7 +348,7 @@ def test_rule_sets() -> None:
 
     guarded, unguarded = rule_text(text, "divmod/div-sum-term"), rule_text(text_no, "divmod/div-sum-term")
     assert "(lo a)" in guarded and "(lo a)" not in unguarded
-    assert (len(units), len(units_no)) == (150, 150)  # the rules each semantics runs, less 3 Python ones
+    assert (len(units), len(units_no)) == (155, 155)  # the rules each semantics runs, less 3 Python ones
     assert [r.semantics for r in rule_set("run").rules("wrap")].count("no_overflow") == 24
 
 
@@ -452,6 +453,13 @@ T, F = c(True), c(False)
 # instances of the families beyond the chapter (boolean, minmax, linear, divisibility, digits, offsets,
 # intervals)
 BEYOND_CHAPTER_INSTANCES = [
+    # nested floor divisions, the inner divisor negative
+    (x // -2) // 3,
+    # recombination with a variable divisor, either sign
+    (x // pos) * pos + x % pos,
+    (x // neg) * neg + x % neg,
+    x % pos + (x // pos) * pos,
+    x % neg + (x // neg) * neg,
     # boolean
     b.ne(True).where(x, x2),
     b.where(b, F),
@@ -645,6 +653,7 @@ def _inputs(rng: random.Random, lim: int) -> tuple[dict, dict]:
     params = {k: rng.randint(-lim, lim - 1) for k in (0, 1, 7)}
     params[2] = rng.choice([-0.0, 0.0, 1.5, float("inf"), float("nan")])
     params |= {k: rng.random() < 0.5 for k in (3, 4, 8)}  # slot 4 is also a shaped PARAM: never evaluated
+    params |= {9: rng.randint(1, 1000), 10: rng.randint(-1000, -1)}
     ranges = {("r", 10): rng.randrange(10), ("r4", 4): rng.randrange(4), ("one", 1): 0}
     return params, ranges
 

@@ -27,7 +27,7 @@ from eqsat_uopc.saturation.report import SaturationReport
 from eqsat_uopc.saturation.serialize import Snapshot
 
 if TYPE_CHECKING:
-    from eqsat_uopc.extract.egraph import EGraph
+    from eqsat_uopc.extract.egraph import ClassId, EGraph
     from eqsat_uopc.saturation.hooks import Seeds
 
 __all__ = ["Lease", "Saturation"]
@@ -173,6 +173,27 @@ class Saturation:
             return True
         ca, cb = self._class_of(a), self._class_of(b)
         return ca is not None and ca == cb
+
+    def class_of(self, u: UOp) -> ClassId | None:
+        """The id of u's e-class in `.egraph`, or None if u's term is not in the e-graph. A term the
+        run lowered (the program, a hook's addition) is found by the name the lowering gave it, even
+        after a rule subsumed its e-node (the read-back leaves subsumed e-nodes out, so
+        `egraph.class_of`, which looks e-nodes up, does not find it): an extraction rooted at a
+        subterm of the program starts from here (`dataclasses.replace(s.egraph, roots=...)`).
+
+            >>> from eqsat_uopc.ir.uop import UOp
+            >>> from eqsat_uopc.saturation import saturate
+            >>> x = UOp.param(0)
+            >>> s = saturate(UOp.stack(x * 2, x + x))
+            >>> s.class_of(x * 2) == s.class_of(x + x), s.class_of(x * 3)
+            (True, None)
+        """
+        if not isinstance(u, UOp):
+            raise SaturationError(f"class_of: u must be a UOp, got {type(u).__name__}")
+        if self._live is None:
+            return self.egraph.class_of(u)
+        v = self._class_of(u)
+        return None if v is None else self._current().class_ids()[v]
 
     def _class_of(self, u: UOp) -> Any:
         """The e-class of u's term (hash-cons lookup, bottom-up), or None if it is not in the e-graph."""

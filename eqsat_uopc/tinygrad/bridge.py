@@ -144,11 +144,14 @@ def _variable_info(u: Any, tops: Any) -> tuple[str, Any, tuple[Any, Any]] | None
     return None
 
 
-def tinygrad_variables(u: Any) -> dict[str, tuple[Any, Any]]:
-    """The variables of a tinygrad graph, {name: (lo, hi)}, in slot order (natural sort of names)."""
+def tinygrad_variables(u: Any, leaves: Mapping[Any, Any] = {}) -> dict[str, tuple[Any, Any]]:
+    """The variables of a tinygrad graph, {name: (lo, hi)}, in slot order (natural sort of names);
+    the graph is not looked into below the nodes of `leaves`."""
     tops = tinygrad_ops()
     found: dict[str, tuple[Any, Any]] = {}
-    for n in u.toposort():
+    for n in u.toposort(gate=lambda n: n not in leaves):
+        if n in leaves:
+            continue
         info = _variable_info(n, tops)
         if info is not None:
             name, _, bounds = info
@@ -176,19 +179,25 @@ def _bounds(lo: Any, hi: Any, name: str) -> tuple[int, int]:
     return lo, hi
 
 
-def from_tinygrad(u: Any, slots: Mapping[str, int] | None = None) -> UOp:
+def from_tinygrad(
+    u: Any, slots: Mapping[str, int] | None = None, *, leaves: Mapping[Any, UOp] | None = None
+) -> UOp:
     """The eqsat-uopc program of a tinygrad UOp graph of index arithmetic or elementwise math.
 
     `slots` maps variable names to input slots (default: the natural order of the names, as
     `tinygrad_variables` lists them); pass the original's when translating a simplified graph back,
-    so that the same variable keeps the same slot.
+    so that the same variable keeps the same slot. `leaves` maps tinygrad nodes to the programs
+    that stand for them, taken as given and not looked into (a kernel's loads and loop variables,
+    as `tinygrad.kernel` translates them).
     """
     tops = tinygrad_ops()
     TOps = tops.Ops
+    memo: dict[Any, UOp] = dict(leaves or {})
     if slots is None:
-        slots = {name: k for k, name in enumerate(tinygrad_variables(u))}
-    memo: dict[Any, UOp] = {}
-    for n in u.toposort():
+        slots = {name: k for k, name in enumerate(tinygrad_variables(u, memo))}
+    for n in u.toposort(gate=lambda n: n not in memo):
+        if n in memo:
+            continue
         where = f"{n.op} ({n.dtype})"
         if n.op is TOps.STACK and not n.src and n.dtype == tops.dtypes.void:
             continue  # the empty shape argument of a variable's BUFFER
@@ -261,17 +270,26 @@ def _truncating(division: bool, a: UOp, b: UOp) -> UOp:
     return fix.where(q + 1, q) if division else fix.where(r - b, r)
 
 
-def to_tinygrad(program: UOp, names: Sequence[str] | None = None) -> Any:
-    """The tinygrad UOp graph of a scalar program (ints in tinygrad's index dtype).
+def to_tinygrad(
+    program: UOp,
+    names: Sequence[str] | None = None,
+    *,
+    leaves: Mapping[int, Any] | None = None,
+    int_dtype: Any = None,
+) -> Any:
+    """The tinygrad UOp graph of a scalar program (ints in tinygrad's index dtype, or `int_dtype`).
 
-    Input slot k becomes a tinygrad variable named `names[k]` (default `v{k}`) with the input's
-    bounds (the int32 range when it has none); a RANGE becomes a variable over [0, extent - 1].
+    Input slot k becomes the tinygrad node `leaves[k]` when given (a kernel's own loop variable or
+    load), else a tinygrad variable named `names[k]` (default `v{k}`) with the input's bounds (the
+    int32 range when it has none); a RANGE becomes a variable over [0, extent - 1].
     """
     tops = tinygrad_ops()
     from tinygrad.dtype import dtypes as tdt
 
     TUOp, TOps = tops.UOp, tops.Ops
-    tdtype = {dtypes.i32: tdt.weakint, dtypes.bool: tdt.bool, dtypes.f32: tdt.float32}
+    tdtype = {dtypes.i32: tdt.weakint if int_dtype is None else int_dtype, dtypes.bool: tdt.bool}
+    tdtype[dtypes.f32] = tdt.float32
+    leaves = leaves or {}
     memo: dict[UOp, Any] = {}
     for n in program.toposort():
         if n.shape != () and n.op is not Ops.CONST:
@@ -283,6 +301,8 @@ def to_tinygrad(program: UOp, names: Sequence[str] | None = None) -> Any:
             if n.shape != ():
                 raise TinygradError(f"to_tinygrad: a constant of shape {n.shape}; only scalars translate")
             memo[n] = TUOp.const(n.arg, tdtype[n.dtype])
+        elif n.op is Ops.PARAM and n.arg.slot in leaves:
+            memo[n] = leaves[n.arg.slot]
         elif n.op is Ops.PARAM:
             slot = n.arg.slot
             name = names[slot] if names is not None else f"v{slot}"
