@@ -6,6 +6,11 @@
   undefinedness propagates: to every user, except through the branch a WHERE does not select).
   So "every intermediate is in range" is a hypothesis of the comparison, for exactly the
   intermediates the result depends on.
+- "integers": an i32 is a mathematical integer and nothing overflows: ADD, MUL and FLOORDIV are
+  exact and defined at every value (only a division by zero is undefined); PARAMs and RANGEs still
+  lie in the int32 range. This is what an e-graph saturated under "no_overflow" means (docs/DESIGN.md,
+  "Integer semantics"): its rules build terms the program does not have, whose exact values may
+  leave the int32 range, and a rule run there must hold for them too (verify/saturation_rules.py).
 
 A bool is a z3 Bool; on bools ADD is or, MUL is and, MAX is or, CMPLT is `not a and b` (exec_alu
 computes them in Python ints and truncates to bool).
@@ -36,9 +41,11 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.interpret import Elem
 
-__all__ = ["WRAP_ENCODINGS", "NotEncodable", "Z3Domain", "conjunction", "own_z3_context"]
+__all__ = ["DOMAIN_SEMANTICS", "WRAP_ENCODINGS", "NotEncodable", "Z3Domain", "conjunction", "own_z3_context"]
 
 WRAP_ENCODINGS = ("bv", "int")
+# what a Z3Domain's i32 values are: the two int semantics, and the mathematical integers
+DOMAIN_SEMANTICS = ("wrap", "no_overflow", "integers")
 
 
 class NotEncodable(Exception):
@@ -88,13 +95,16 @@ class Z3Domain:
     """z3 terms (interpret.Domain); collects the hypotheses and the input variables it creates."""
 
     def __init__(self, int_semantics: str, wrap_encoding: str = "bv", ctx: z3.Context | None = None) -> None:
-        if int_semantics not in ("wrap", "no_overflow"):
-            raise ValueError(f"int_semantics must be 'wrap' or 'no_overflow', got {int_semantics!r}")
+        if int_semantics not in DOMAIN_SEMANTICS:
+            raise ValueError(
+                f"int_semantics must be 'wrap', 'no_overflow' or 'integers', got {int_semantics!r}"
+            )
         if wrap_encoding not in WRAP_ENCODINGS:
             raise ValueError(f"wrap_encoding must be one of {WRAP_ENCODINGS}, got {wrap_encoding!r}")
         # self.wrap: i32 values are bit-vectors; self.wrap_int: integers in range, ADD/MUL wrapped
         self.wrap = int_semantics == "wrap" and wrap_encoding == "bv"
         self.wrap_int = int_semantics == "wrap" and wrap_encoding == "int"
+        self.exact = int_semantics == "integers"  # nothing overflows: no intermediate is undefined
         self.ctx = ctx
         self.hypotheses: list[z3.BoolRef] = []
         self.params: dict[int, tuple[UOp, list[Any]]] = {}  # slot -> (PARAM node, element variables)
@@ -211,7 +221,7 @@ class Z3Domain:
             r = a + b if op is Ops.ADD else a * b
             if self.wrap_int:
                 return (self._wrapped(r, op), defined)
-            if not self.wrap:
+            if not self.wrap and not self.exact:
                 defined = conjunction([defined, self._in_range(r)])
             return (r, defined)
         if op is Ops.MAX:
@@ -224,6 +234,8 @@ class Z3Domain:
             q, r = self._floor_divmod(a, b)
             if op is Ops.FLOORMOD:
                 return (r, conjunction([defined, b != 0]))
+            if self.exact:  # INT_MIN // -1 is 2**31, an integer like any other
+                return (q, conjunction([defined, b != 0]))
             return (q, conjunction([defined, b != 0, z3.Not(z3.And(a == I32_MIN, b == -1))]))
         raise NotEncodable(f"{op.name} is not an int/bool op")  # pragma: no cover
 
