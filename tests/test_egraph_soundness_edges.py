@@ -20,7 +20,9 @@ import pytest
 from eqsat_uopc.rules import FAMILIES, Family, RuleSet, parse_family, rule_set
 
 from eqsat_uopc import UOp, optimize, prove_equivalent, saturate, to_uir
+from eqsat_uopc.greedy.symbolic import simplify, simplify_under
 from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.semantics.evaluation import evaluate
 from eqsat_uopc.verify.egraph_soundness import check_sound
 
 MIN, MAX = -(2**31), 2**31 - 1
@@ -93,6 +95,30 @@ CLAMPED = """
        (= h (min (max (max p1 p2) (max p3 p4)) 2147483647)) (<= l h))
       ((set (lo e) l) (set (hi e) h)) :name "intervals/mul-clamped" :semantics no_overflow)
 """
+
+
+x = UOp.param(0)
+# greedy results that merged two constants by wrapping them: under no_overflow the greedy seed joins
+# the program's e-class, so they must be the integers the program computes
+# (name, program, inputs where the program stays in int32)
+GREEDY = [
+    ("product of constants", (2 + x // 42) * 2147483642, [{0: v} for v in (-1, -42, -43, -84)]),
+    ("sum of constants", x // MAX + MIN + -1, [{0: MAX}]),
+]
+
+
+@pytest.mark.parametrize(("name", "program", "inputs"), GREEDY, ids=[g[0] for g in GREEDY])
+def test_the_greedy_seed_merges_constants_exactly_under_no_overflow(name, program, inputs):
+    for params in inputs:
+        assert evaluate(program, params, int_semantics="no_overflow").defined, params
+    seed = simplify_under(program, "no_overflow")
+    assert prove_equivalent(program, seed, "no_overflow", refinement=True).status == "proved", to_uir(seed)
+    # the chapter's set wraps them: right modulo 2**32, an overflow where the input had none
+    assert prove_equivalent(program, simplify(program), "no_overflow", refinement=True).status == "refuted"
+    s = saturate(program, int_semantics="no_overflow")
+    assert s.seed is seed
+    assert [d for params in inputs for d in check_sound(s.egraph, params, {}, "no_overflow")] == []
+    s.close()
 
 
 def _clamped() -> RuleSet:

@@ -12,6 +12,13 @@ comes first). Each rule has a name and declares its integer semantics:
   (a*c + b) // c -> a + b//c, (a*c + b) % c -> b % c, (x + c1) < c2 -> x < c2 - c1,
   x*c1 < c2 -> x < ceil(c2/c1).
 
+The rules that merge two constants into one (`(x + c1) + c2 -> x + (c1 + c2)`, ...) wrap the new
+constant to int32: sound under wraparound. Under "no_overflow" (`sound_symbolic`, `simplify_under`)
+they fire only where the new constant is exact: a wrapped one is right modulo 2**32 only, it makes
+an overflow where the input had none (`(x + INT_MIN) + -1` is not `x + INT_MAX` at x = 1), and the
+e-graph the greedy result seeds holds integers (docs/DESIGN.md, "Integer semantics"). `simplify`
+is the chapter's set as it is.
+
 Deviations from the chapter's code, on purpose (docs/DESIGN.md, "Known defects"):
 - (x % c1) // c2 -> (x // c2) % (c1 // c2) is guarded with c1 > 0 (unsound for c1 < 0);
 - (CMPLT|CMPNE)(x, x) -> False keeps x's shape (the chapter's gave a scalar for a shaped x).
@@ -34,6 +41,7 @@ from eqsat_uopc.ir.dtype import dtypes, truncate
 from eqsat_uopc.ir.ops import ALU, Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.alu import exec_alu
+from eqsat_uopc.semantics.int_semantics import overflows
 from eqsat_uopc.semantics.intervals import bounds, vmax, vmin
 
 __all__ = ["fold", "simplify", "simplify_under", "sound_symbolic", "symbolic"]
@@ -49,6 +57,14 @@ def _fold(x: UOp) -> UOp | None:
         return None
     r = exec_alu(x.op, x.dtype, [s.arg for s in x.src])
     return None if r is None else UOp.const(r, x.dtype)
+
+
+def _fold_exact(x: UOp) -> UOp | None:
+    # _fold, but not where an i32 result leaves int32: under no_overflow a wrapped constant is not
+    # the integer the folded term computes (x * c1 + c1 * c2 after distributing)
+    if x.shape == () and all(s.op is Ops.CONST for s in x.src) and overflows(x.op, [s.arg for s in x.src]):
+        return None
+    return _fold(x)
 
 
 fold = PatternMatcher([Rule(UPat(ALU, name="x"), _fold, "fold")])
@@ -115,6 +131,11 @@ def _lt_mul(x: UOp, c1: UOp, c2: UOp) -> UOp | None:
 
 def _i32(v: int) -> int:
     return truncate(dtypes.i32, v)  # int32 arithmetic wraps, so folded constants must too
+
+
+def _exact(v: int) -> int | None:
+    """v when it is an int32 (a constant merged without wrapping), else None: the rule does not fire."""
+    return v if -(2**31) <= v < 2**31 else None
 
 
 def _self_compare(x: UOp) -> UOp:
@@ -286,29 +307,87 @@ symbolic = fold + PatternMatcher(
 )
 
 
+def _add_add_exact(x: UOp, c1: UOp, c2: UOp) -> UOp | None:
+    return None if (s := _exact(c1.arg + c2.arg)) is None else x + s
+
+
+def _mul_mul_exact(x: UOp, c1: UOp, c2: UOp) -> UOp | None:
+    return None if (s := _exact(c1.arg * c2.arg)) is None else x * s
+
+
+def _add_mul_exact(x: UOp, c1: UOp, c2: UOp) -> UOp | None:
+    return None if (s := _exact(c1.arg * c2.arg)) is None else x * c2 + s
+
+
+def _factor_exact(x: UOp, c1: UOp, c2: UOp) -> UOp | None:
+    return None if (s := _exact(c1.arg + c2.arg)) is None else x * s
+
+
+def _factor_one_exact(x: UOp, c1: UOp) -> UOp | None:
+    return None if (s := _exact(c1.arg + 1)) is None else x * s
+
+
+def _distribute_exact(x: UOp, y: UOp, s: UOp, c: UOp) -> UOp | None:
+    # (x + c1) * c2 with c1 * c2 no int32: add_mul_const refused it, and c1 * c2 would not fold
+    return None if y.op is Ops.CONST and _exact(y.arg * c.arg) is None else x * c + y * c
+
+
+# the constant-merging rules as "no_overflow" runs them: the merged constant exact, or no rewrite
+_EXACT_MERGES = {
+    r.name: r
+    for r in (
+        Rule((xi + c1) + c2, _add_add_exact, "add_add_const", W),  # (x + c1) + c2 -> x + (c1 + c2)
+        Rule((xi * c1) * c2, _mul_mul_exact, "mul_mul_const", W),  # (x * c1) * c2 -> x * (c1 * c2)
+        Rule((xi + c1) * c2, _add_mul_exact, "add_mul_const", W),  # (x + c1) * c2 -> x*c2 + c1*c2
+        Rule(  # (x + y) * c -> x*c + y*c
+            UPat(Ops.MUL, src=(UPat(Ops.ADD, src=(xi, UPat.var("y")), name="s"), UPat.cvar("c"))),
+            _distribute_exact,
+            "distribute_const",
+            W,
+        ),
+        Rule(xi * c1 + xi * c2, _factor_exact, "factor_consts", W),  # x*c1 + x*c2 -> x*(c1 + c2)
+        Rule(xi * c1 + xi, _factor_one_exact, "factor_const_one", W),  # x*c1 + x -> x*(c1 + 1)
+        Rule(UPat(ALU, name="x"), _fold_exact, "fold"),  # op(CONST, ...) -> CONST, if exact
+    )
+}
+
 _simplified: dict[UOp, UOp] = {}
 
 
 def sound_symbolic(int_semantics: str) -> PatternMatcher:
-    """The symbolic rules sound under int_semantics: all of them under "no_overflow", the "wrap" ones
-    under "wrap" (the chapter's set applies its no_overflow rules unconditionally)."""
+    """The symbolic rules sound under int_semantics: all of them under "no_overflow" (those merging
+    two constants only where the merged one is exact), the "wrap" ones under "wrap" (the chapter's
+    set applies its no_overflow rules unconditionally)."""
+    global _wrap_symbolic, _exact_symbolic
     if int_semantics == "no_overflow":
-        return symbolic
+        if _exact_symbolic is None:
+            _exact_symbolic = PatternMatcher([_EXACT_MERGES.get(r.name, r) for r in symbolic.rules])
+        return _exact_symbolic
     if int_semantics != "wrap":
         raise ValueError(f"int_semantics must be 'wrap' or 'no_overflow', got {int_semantics!r}")
-    global _wrap_symbolic
     if _wrap_symbolic is None:
         _wrap_symbolic = PatternMatcher([r for r in symbolic.rules if r.int_semantics == "wrap"])
     return _wrap_symbolic
 
 
 _wrap_symbolic: PatternMatcher | None = None
+_exact_symbolic: PatternMatcher | None = None
+_simplified_exact: dict[UOp, UOp] = {}
 
 
 def simplify_under(u: UOp, int_semantics: str) -> UOp:
     """Greedy rewriting of u with the symbolic rules sound under int_semantics: a result that holds
-    for every input int_semantics admits (simplify itself may use no_overflow rules under wrap)."""
-    return simplify(u) if int_semantics == "no_overflow" else graph_rewrite(u, sound_symbolic("wrap"))
+    for every input int_semantics admits (simplify itself may use no_overflow rules under wrap, and
+    wraps the constants it merges under no_overflow). Memoized like simplify under no_overflow."""
+    if int_semantics != "no_overflow":
+        return graph_rewrite(u, sound_symbolic("wrap"))
+    if (r := _simplified_exact.get(u)) is not None:
+        return r
+    if len(_simplified_exact) > 200_000:
+        _simplified_exact.clear()
+    r = _simplified_exact[u] = graph_rewrite(u, sound_symbolic("no_overflow"))
+    _simplified_exact[r] = r
+    return r
 
 
 def simplify(u: UOp) -> UOp:
