@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import random
 
 import pytest
@@ -212,8 +213,12 @@ def edge_inputs(program: UOp, rng: random.Random, n: int = 10) -> list[tuple[dic
     for u in (u for u in nodes if u.op is Ops.RANGE):
         n_ = u.src[0].arg
         choices.append(((u.arg, u.src[0]), sorted({0, 1 % n_, n_ // 2, n_ - 1})))
-    combos = list(itertools.product(*(vals for _, vals in choices)))
-    rng.shuffle(combos)
+    pools = [vals for _, vals in choices]
+    if math.prod(len(v) for v in pools) <= 4096:
+        combos = list(itertools.product(*pools))
+        rng.shuffle(combos)
+    else:  # too many to list (a Caviar expression has up to 8 inputs): drawn one by one
+        combos = [tuple(rng.choice(v) for v in pools) for _ in range(n)]
     out = []
     for combo in combos[:n]:
         params = {k: v for (k, _), v in zip(choices, combo, strict=True) if isinstance(k, int)}
