@@ -492,7 +492,7 @@ class _Types:
 
     # -- walking the form
     def atom(self, atom: tuple) -> None:
-        if atom[0] in ("=", "!="):
+        if atom[0] == "=":  # one e-class, so one type (`!=` says nothing of types)
             a, b = atom[1], atom[2]
             sort = self.sort(a) or self.sort(b)
             if sort == "Op":

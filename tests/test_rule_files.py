@@ -433,3 +433,23 @@ def test_a_sweep_carries_the_file_and_refuses_to_resume_it_changed(tmp_path, cap
         f'(config.rules: "{settings}" in the file, "{now}" now); rerun with those settings, give another '
         "--out, or --if-settings-differ separate (see 'eqsat-uopc compare --help')\n"
     )
+
+
+GOOD = [
+    '(rewrite (Div t x x) (Int 1) :name "mine/a")',  # t: i32, as FLOORDIV needs
+    '(rule ((= e (Add "i32" x y)) (= f (Lt "bool" x y)) (!= e f)) ((union e x)) :name "mine/b")',
+    '(rule ((= e (Cast t x)) (= (ty x) t)) ((union e x)) :name "mine/c")',
+    '(rule ((= e (Add "f32[2,3]" x y))) ((let z (Add "f32[2,3]" y x)) (union e z)) :name "mine/d")',
+    '(rule ((= e (Mul "i32" x (Int c))) (> c 0) (= l (lo x))) ((set (lo e) (* l c)) (AskMult e c))'
+    ' :name "mine/e")',
+    '(birewrite (Max t x y) (Max t y x) :name "mine/f")',
+    '(rule ((= e (Lt "bool" (Int a) (Int b))) (< a b))'
+    ' ((subsume (Lt "bool" (Int a) (Int b))) (union e (Bool true))) :name "mine/g")',
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", GOOD)
+def test_a_well_formed_rule_passes_the_check_and_egglog(text):
+    [rule] = read_rules(text)
+    check_rule(rule, ENGINE_SCHEMA)
+    assert all(_egglog_parses(rule.text(kind, "u")) for kind in rule.forms())
