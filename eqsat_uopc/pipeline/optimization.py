@@ -59,6 +59,7 @@ from eqsat_uopc.pipeline.fastest import (
     store_candidates,
 )
 from eqsat_uopc.saturation import SaturationConfig, SaturationReport, StopReason, resolve_config, saturate
+from eqsat_uopc.verify.explanation import explainer
 from eqsat_uopc.verify.validation import Validation, not_validated, validate_candidates
 
 __all__ = ["optimize"]
@@ -126,7 +127,7 @@ def optimize(
         start = result.program
     if len(pulses) > 1:
         result = dataclasses.replace(result, info={**result.info, "pulses": tuple(pulses)})
-    return _validated(program, result, pulses[0], config)
+    return dataclasses.replace(_validated(program, result, pulses[0], config), explainer=explainer(program))
 
 
 def _validated(program: UOp, result: Extraction, first: Extraction, config: SaturationConfig) -> Extraction:

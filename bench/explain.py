@@ -1,0 +1,98 @@
+"""What explanations cost and how many are whole: `optimize` off and on, on the bundled corpora.
+
+    .venv/bin/python bench/explain.py                 # 30 of each corpus, wrap
+    .venv/bin/python bench/explain.py --count 100 --semantics no_overflow
+
+Off: `optimize` as it is (it attaches a function that explains on demand, and computes nothing)
+against `optimize` with that attachment stubbed out, the two alternating in order from one
+expression to the next so that the shared machine's load falls on both alike; the ratio of the
+medians is the cost of explanations when nobody asks (target at most 1.05x). On: `optimize` then
+`.explain()` against `optimize` alone. Per corpus: the share of results with a complete checked
+chain (every step names its rule, every step proved or tested, the chain replays to the result),
+the share with a checked chain (every step checked, some unexplained), the median chain length
+(steps), and the unexplained steps among all steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+import eqsat_uopc.pipeline.optimization as optimization
+from eqsat_uopc import optimize
+from eqsat_uopc.corpus import caviar_dev, index_expressions, tinygrad_capture
+
+
+def corpora(count: int) -> dict[str, list]:
+    caviar, capture = caviar_dev(), tinygrad_capture()
+    return {
+        "index": [e.program for e in index_expressions(count, seed=0)],
+        "caviar": [caviar[i].program for i in sorted(random.Random(0).sample(range(len(caviar)), count))],
+        "capture": [capture[i].program for i in sorted(random.Random(0).sample(range(len(capture)), count))],
+    }
+
+
+def _no_explainer(program):
+    return None
+
+
+def timed(program, semantics: str, attach: bool) -> tuple[float, object]:
+    real = optimization.explainer
+    optimization.explainer = real if attach else _no_explainer
+    try:
+        start = time.perf_counter()
+        result = optimize(program, int_semantics=semantics)
+        return time.perf_counter() - start, result
+    finally:
+        optimization.explainer = real
+
+
+def measure(name: str, programs: list, semantics: str) -> None:
+    for p in programs[:3]:
+        optimize(p, int_semantics=semantics)
+    off, stub, explain_times, lengths = [], [], [], []
+    complete = checked = steps = unexplained = 0
+    for k, p in enumerate(programs):
+        order = (False, True) if k % 2 == 0 else (True, False)
+        got = {flag: timed(p, semantics, flag) for flag in order}
+        (t_stub, _), (t_off, result) = got[False], got[True]
+        stub.append(t_stub)
+        off.append(t_off)
+        start = time.perf_counter()
+        e = result.explain()
+        explain_times.append(time.perf_counter() - start)
+        lengths.append(len(e.chain.steps))
+        complete += e.complete
+        checked += e.checked
+        steps += len(e.chain.steps)
+        unexplained += sum(not s.explained for s in e.chain.steps)
+    n = len(programs)
+    m_stub, m_off = statistics.median(stub), statistics.median(off)
+    on = [a + b for a, b in zip(off, explain_times, strict=True)]
+    print(
+        f"{name} ({n}, {semantics}): optimize median {m_stub * 1e3:.1f} ms without the explainer, "
+        f"{m_off * 1e3:.1f} ms with it (off): {m_off / m_stub:.3f}x (median ratio "
+        f"{statistics.median(a / b for a, b in zip(off, stub, strict=True)):.3f}x); with .explain() "
+        f"{statistics.median(on) * 1e3:.1f} ms: {statistics.median(on) / m_off:.2f}x (mean "
+        f"{statistics.mean(on) / statistics.mean(off):.2f}x)"
+    )
+    print(
+        f"  complete checked chains {complete}/{n} ({complete / n:.1%}); checked chains {checked}/{n} "
+        f"({checked / n:.1%}); median chain length {statistics.median(lengths)}, max {max(lengths)}; "
+        f"unexplained steps {unexplained}/{steps}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--count", type=int, default=30)
+    ap.add_argument("--semantics", default="wrap", choices=("wrap", "no_overflow"))
+    args = ap.parse_args()
+    for name, programs in corpora(args.count).items():
+        measure(name, programs, args.semantics)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,252 @@
+"""Find the chain of rewrites from a run's program to the program extracted from its e-graph.
+
+Nothing is recorded while the run saturates (explanations off cost nothing): the chain is
+searched for afterwards, over what the run left, in three moves.
+
+1. Congruence: the program and the result are split where they differ. At a pair of subterms of
+   one e-class with the same operator, argument and type whose sources are pairwise in one
+   e-class (or identical), the pair is the pairs of its sources; anywhere else it is one step.
+2. Attribution, step by step (the first that works):
+   - a Python rule: one greedy rule (`symbolic/<name>`, the seed's rules sound under the run's
+     int semantics) or index-algebra fold (`linear/<name>`) rewrites the subterm into the other at
+     its root; or their greedy rewrite to a fixed point reaches it, each firing one step (and when
+     that fixed point is a third member of the e-class, the rest is searched from there: at most
+     DETOURS times);
+   - a source whose e-class holds a constant (a bound pinned, a fold) is that constant first (its
+     own step), and the rest searched from there;
+   - an egglog rule: on a fresh e-graph of the run's rule set holding only the two subterms, one
+     iteration of one rule's ruleset puts them in one e-class. The rule is found by bisection
+     over the rules that matched in the run (about 10 egglog iterations, each in a push/pop).
+     One iteration of a rule applies every match of it, so such a step may use the rule at more
+     than one place inside the subterm; its direction (left to right or back) is not recorded.
+3. Otherwise the step is `e-graph/unexplained`: its two sides are in one e-class of the run, the
+   search named no rule (several rules in one step, the decided comparisons, the folding step).
+
+Every step is still checked, named or not (eqsat_uopc.verify.explanation).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from egglog import bindings
+
+from eqsat_uopc.greedy.matcher import PatternMatcher
+from eqsat_uopc.greedy.symbolic import sound_symbolic
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.linear.rules import ALGEBRA, ALGEBRA_NO_OVERFLOW
+from eqsat_uopc.rules.python_rules import ALGEBRA_RULES
+from eqsat_uopc.saturation.engine import Engine, engine_program
+from eqsat_uopc.saturation.explain.chain import UNEXPLAINED, RewriteChain, RewriteStep
+from eqsat_uopc.saturation.lower import Lowerer
+
+__all__ = ["MAX_PYTHON_STEPS", "MAX_STEPS", "ChainSearch"]
+
+MAX_STEPS = 400  # steps of one chain at most: a longer one ends in one unexplained step
+MAX_PYTHON_STEPS = 200  # firings of the Python rules in one attribution at most
+DETOURS = 3  # Python fixed points through a third term of the e-class, per pair at most
+ANALYSIS_ITERATIONS = 8  # iterations of the analyses before a rule is tried, at most
+_MAY_UNION = re.compile(r"\((union|rewrite|birewrite|subsume|delete)\b")
+
+# the algebra folds' greedy names (divmod-fold) -> the names the rule sets declare (linear/divmod-fold)
+ALGEBRA_NAMES = {rule.name.split("/", 1)[1]: rule.name for rule in ALGEBRA_RULES}
+
+
+class ChainSearch:
+    """The chain search of one run: its e-graph (`class_of`: a UOp -> its e-class id or None), its
+    rule set and int semantics, and the egglog rules that matched in it (None: every rule)."""
+
+    def __init__(
+        self,
+        class_of: Any,
+        rule_set: Any,
+        int_semantics: str,
+        matched: frozenset[str] | None,
+        constants: dict[Any, UOp] | None = None,
+    ):
+        self.class_of = class_of
+        self.constants = constants or {}
+        self.rule_set, self.int_semantics = rule_set, int_semantics
+        self.matched = matched
+        algebra = ALGEBRA_NO_OVERFLOW if int_semantics == "no_overflow" else ALGEBRA
+        self.symbolic = sound_symbolic(int_semantics)
+        self.python = PatternMatcher(list(self.symbolic.rules) + list(algebra.rules))
+        self._algebra = frozenset(r.name for r in algebra.rules)
+        self._engine: Engine | None = None
+        self._units: list[tuple[str, str]] | None = None
+        self._analyses: tuple[str, ...] = ()
+
+    def close(self) -> None:
+        """Free the egglog engine the search made (if it made one)."""
+        if self._engine is not None:
+            self._engine.release()
+            self._engine = None
+
+    # -- the chain
+    def chain(self, start: UOp, result: UOp) -> RewriteChain:
+        """The steps from start to result (both in the run's e-graph, in one e-class)."""
+        steps: list[RewriteStep] = []
+        self._pair(start, result, (), steps, DETOURS)
+        if len(steps) > MAX_STEPS:
+            steps = [RewriteStep(UNEXPLAINED, "e-graph", start, result)]
+        return RewriteChain(start, result, tuple(steps), self.int_semantics)
+
+    def _same_class(self, a: UOp, b: UOp) -> bool:
+        if a is b:
+            return True
+        ca = self.class_of(a)
+        return ca is not None and ca == self.class_of(b)
+
+    def _may_be_same_class(self, a: UOp, b: UOp) -> bool:
+        """Not known to be apart: in one e-class, or a not in the e-graph (a read-back leaves out the
+        e-nodes a rule subsumed)."""
+        ca = self.class_of(a)
+        return ca is None or ca == self.class_of(b)
+
+    def _pair(self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int) -> None:
+        if a is b or len(steps) > MAX_STEPS:
+            return
+        if (
+            a.op is b.op
+            and a.arg == b.arg
+            and a.dtype is b.dtype
+            and a.shape == b.shape
+            and len(a.src) == len(b.src)
+            and all(self._same_class(s, t) for s, t in zip(a.src, b.src, strict=True))
+        ):
+            for i, (s, t) in enumerate(zip(a.src, b.src, strict=True)):
+                self._pair(s, t, (*path, i), steps, detours)
+            return
+        out = self.python.rewrite(a)
+        if out is b:
+            steps.append(self._python_step(self.python.last_fired.name, a, b, path, everywhere=False))
+            return
+        if (unit := self._egglog_rule(a, b)) is not None:
+            steps.append(RewriteStep(unit, "egglog", a, b, path))
+            return
+        fixed, fired = self._python_fixed_point(a)
+        detour = detours > 0 and self._may_be_same_class(fixed, b) if fixed is not None else False
+        if fixed is not None and fired and (fixed is b or detour):
+            steps.extend(self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired)
+            self._pair(fixed, b, path, steps, detours - 1)
+            return
+        folded = self._constant_sources(a)
+        if folded is not a:  # sources whose e-class holds a constant: those first, then the rest
+            for i, (s, t) in enumerate(zip(a.src, folded.src, strict=True)):
+                self._pair(s, t, (*path, i), steps, detours)
+            self._pair(folded, b, path, steps, detours)
+            return
+        steps.append(RewriteStep(UNEXPLAINED, "e-graph", a, b, path))
+
+    def _constant_sources(self, a: UOp) -> UOp:
+        """a with every non-constant source whose e-class holds a constant replaced by it (a itself
+        if there is none): the constant was found by a rule (an interval pinned, a fold), and the
+        step from a to the result is often one rule on it (`r + 0 -> r`)."""
+        src = []
+        for s in a.src:
+            c = self.constants.get(self.class_of(s)) if s.op is not Ops.CONST and not s.shape else None
+            src.append(s if c is None or c.dtype is not s.dtype else c)
+        return a if all(s is t for s, t in zip(src, a.src, strict=True)) else a.replace(src=tuple(src))
+
+    # -- Python rules
+    def _python_step(self, name: str, a: UOp, b: UOp, path: tuple[int, ...], everywhere: bool) -> RewriteStep:
+        if name in self._algebra:
+            return RewriteStep(
+                ALGEBRA_NAMES.get(name, f"linear/{name}"), "index-algebra", a, b, path, everywhere
+            )
+        return RewriteStep(f"symbolic/{name}", "greedy-seed", a, b, path, everywhere)
+
+    def _python_fixed_point(self, term: UOp) -> tuple[UOp | None, list[tuple[str, UOp, UOp]]]:
+        """The Python rules' rewrite of term to a fixed point, innermost first, one firing a step
+        (a shared subterm rewritten everywhere at once, as the greedy engine does); None past
+        MAX_PYTHON_STEPS firings."""
+        fired: list[tuple[str, UOp, UOp]] = []
+        while True:
+            for n in term.toposort(enter_call_bodies=False):
+                m = self.python.rewrite(n)
+                if m is not None and m is not n:
+                    fired.append((self.python.last_fired.name, n, m))
+                    term = term.substitute({n: m})
+                    break
+            else:
+                return term, fired
+            if len(fired) > MAX_PYTHON_STEPS:
+                return None, fired
+
+    # -- egglog rules
+    def _egglog_rule(self, a: UOp, b: UOp) -> str | None:
+        """The egglog rule one iteration of which unites a and b on an e-graph of them alone, or None."""
+        if a.shape or b.shape:
+            return None
+        engine = self._engine_for()
+        units = self._units
+        if not units:
+            return None
+        egraph = engine.begin()
+        try:
+            lowerer = Lowerer(egraph)
+            ia, ib = lowerer.lower(a), lowerer.lower(b)
+            lowerer.flush()
+            egraph.parse_and_run_program("(run bookkeeping 1)")
+            self._analyse(engine, egraph)
+            if _value(egraph, ia) == _value(egraph, ib):
+                return None  # the analyses alone: no rewrite to name
+
+            def unites(part: list[tuple[str, str]]) -> bool:
+                engine.checkpoint()
+                try:
+                    egraph.parse_and_run_program(f"(run {engine.combined(tuple(r for r, _ in part))} 1)")
+                    return _value(egraph, ia) == _value(egraph, ib)
+                finally:
+                    engine.rollback()
+
+            if not unites(units):
+                return None
+            while len(units) > 1:
+                half = len(units) // 2
+                if unites(units[:half]):
+                    units = units[:half]
+                elif unites(units[half:]):
+                    units = units[half:]
+                else:
+                    return None  # only rules of both halves together: more than one rule
+            return units[0][1]
+        finally:
+            engine.release()
+
+    def _analyse(self, engine: Engine, egraph: bindings.EGraph) -> None:
+        """The analyses' facts (bounds: rules that only set `lo`/`hi`, never union) on the two terms, to
+        a fixed point (at most ANALYSIS_ITERATIONS), as the run had them when its rules fired."""
+        if not self._analyses:
+            return
+        name = engine.combined(self._analyses)
+        for _ in range(ANALYSIS_ITERATIONS):
+            out = egraph.parse_and_run_program(f"(run {name} 1)")
+            egraph.parse_and_run_program("(run bookkeeping 1)")
+            if not out[0].report.updated:
+                return
+
+    def _engine_for(self) -> Engine:
+        if self._engine is None:
+            self._engine = Engine(self.rule_set, self.int_semantics)
+            forms: dict[str, list[str]] = {}
+            for text, unit in engine_program(self.rule_set, self.int_semantics).forms:
+                if unit is not None:
+                    forms.setdefault(unit, []).append(text)
+            analyses = {
+                r for r, _ in self._engine.units if not any(_MAY_UNION.search(f) for f in forms.get(r, ()))
+            }
+            self._analyses = tuple(r for r, _ in self._engine.units if r in analyses)
+            self._units = [
+                u
+                for u in self._engine.units
+                if u[0] not in analyses and (self.matched is None or u[1] in self.matched)
+            ]
+        return self._engine
+
+
+def _value(egraph: bindings.EGraph, name: int) -> Any:
+    span = bindings.PanicSpan()
+    return egraph.eval_expr(bindings.Call(span, "N", [bindings.Lit(span, bindings.Int(name))]))[1]
