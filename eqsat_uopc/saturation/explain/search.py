@@ -12,6 +12,12 @@ searched for afterwards, over what the run left, in three moves.
      its root; or their greedy rewrite to a fixed point reaches it, each firing one step (and when
      that fixed point is a third member of the e-class, the rest is searched from there: at most
      DETOURS times);
+   - a comparison the decided-comparisons hook decides (`linear/piecewise-compare`, where the rule
+     set has it); two sources in one e-class (`x != y`, x and y equal): one rewritten into the
+     other first (searched as a pair of its own), and the rest searched from there;
+   - through a third member of the e-class: an e-node of a's class over terms at hand (the subterms
+     of both sides, the e-graph's constants) that one named rule reaches from a, and from which
+     the rest is wholly named;
    - a source whose e-class holds a constant (a bound pinned, a fold) is that constant first (its
      own step), and the rest searched from there;
    - an egglog rule: on a fresh e-graph of the run's rule set holding only the two subterms, one
@@ -37,16 +43,19 @@ from eqsat_uopc.greedy.symbolic import sound_symbolic
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.linear.rules import ALGEBRA, ALGEBRA_NO_OVERFLOW
-from eqsat_uopc.rules.python_rules import ALGEBRA_RULES
+from eqsat_uopc.rules.python_rules import ALGEBRA_RULES, PIECEWISE_COMPARE
 from eqsat_uopc.saturation.engine import Engine, engine_program
 from eqsat_uopc.saturation.explain.chain import UNEXPLAINED, RewriteChain, RewriteStep
 from eqsat_uopc.saturation.lower import Lowerer
+from eqsat_uopc.saturation.piecewise import decided_comparisons
+from eqsat_uopc.saturation.piecewise.compare import is_comparison
 
 __all__ = ["MAX_PYTHON_STEPS", "MAX_STEPS", "ChainSearch"]
 
 MAX_STEPS = 400  # steps of one chain at most: a longer one ends in one unexplained step
 MAX_PYTHON_STEPS = 200  # firings of the Python rules in one attribution at most
 DETOURS = 3  # Python fixed points through a third term of the e-class, per pair at most
+THROUGH_CANDIDATES = 12  # members of an e-class tried as the middle of a step, at most
 ANALYSIS_ITERATIONS = 8  # iterations of the analyses before a rule is tried, at most
 _MAY_UNION = re.compile(r"\((union|rewrite|birewrite|subsume|delete)\b")
 
@@ -55,8 +64,10 @@ ALGEBRA_NAMES = {rule.name.split("/", 1)[1]: rule.name for rule in ALGEBRA_RULES
 
 
 class ChainSearch:
-    """The chain search of one run: its e-graph (`class_of`: a UOp -> its e-class id or None), its
-    rule set and int semantics, and the egglog rules that matched in it (None: every rule)."""
+    """The chain search of one run: its e-graph (`class_of`: a UOp -> its e-class id or None;
+    `constants`: e-class id -> the constant it holds; `egraph`: the read-back EGraph, for the
+    members of a class), its rule set and int semantics, and the egglog rules that matched in it
+    (None: every rule)."""
 
     def __init__(
         self,
@@ -65,15 +76,18 @@ class ChainSearch:
         int_semantics: str,
         matched: frozenset[str] | None,
         constants: dict[Any, UOp] | None = None,
+        egraph: Any = None,
     ):
         self.class_of = class_of
         self.constants = constants or {}
+        self.egraph = egraph
         self.rule_set, self.int_semantics = rule_set, int_semantics
         self.matched = matched
         algebra = ALGEBRA_NO_OVERFLOW if int_semantics == "no_overflow" else ALGEBRA
         self.symbolic = sound_symbolic(int_semantics)
         self.python = PatternMatcher(list(self.symbolic.rules) + list(algebra.rules))
         self._algebra = frozenset(r.name for r in algebra.rules)
+        self._piecewise = PIECEWISE_COMPARE.name in {r.name for r in rule_set.rules(int_semantics)}
         self._engine: Engine | None = None
         self._units: list[tuple[str, str]] | None = None
         self._analyses: tuple[str, ...] = ()
@@ -132,6 +146,18 @@ class ChainSearch:
             steps.extend(self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired)
             self._pair(fixed, b, path, steps, detours - 1)
             return
+        if self._decided(a, b):
+            steps.append(RewriteStep(PIECEWISE_COMPARE.name, "decided-comparisons", a, b, path))
+            return
+        if (same := self._equal_sources(a)) is not None:  # one source into the other, then the rest
+            i, j = same
+            self._pair(a.src[j], a.src[i], (*path, j), steps, detours)
+            src = list(a.src)
+            src[j] = a.src[i]
+            self._pair(a.replace(src=tuple(src)), b, path, steps, detours)
+            return
+        if detours > 0 and self._through_class(a, b, path, steps, detours):
+            return
         folded = self._constant_sources(a)
         if folded is not a:  # sources whose e-class holds a constant: those first, then the rest
             for i, (s, t) in enumerate(zip(a.src, folded.src, strict=True)):
@@ -139,6 +165,70 @@ class ChainSearch:
             self._pair(folded, b, path, steps, detours)
             return
         steps.append(RewriteStep(UNEXPLAINED, "e-graph", a, b, path))
+
+    def _through_class(
+        self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
+    ) -> bool:
+        """Two steps or more through a third member m of a's e-class: one named rule from a to m, then
+        a wholly named chain from m to b. The candidates m are the e-nodes of a's class over terms at
+        hand (the subterms of a and b, the constants of the e-graph): at most THROUGH_CANDIDATES."""
+        cls = self.class_of(a)
+        if self.egraph is None or cls is None or cls not in self.egraph.classes:
+            return False
+        known: dict[Any, UOp] = dict(self.constants)
+        for t in (*b.toposort(enter_call_bodies=False), *a.toposort(enter_call_bodies=False)):
+            if t is not a and t is not b and (c := self.class_of(t)) is not None:
+                known[c] = t  # a's own, where both have one
+        tried = 0
+        for node in self.egraph.classes[cls].nodes:
+            if tried >= THROUGH_CANDIDATES:
+                break
+            kids = [known.get(c) for c in node.children]
+            if any(k is None for k in kids):
+                continue
+            try:
+                m = UOp(node.op, tuple(kids), node.arg)
+            except Exception:  # an e-node over terms of another type than the class's: not a term here
+                continue
+            if m is a or m is b or m.dtype is not a.dtype:
+                continue
+            tried += 1
+            first = self._one_rule(a, m, path)
+            if first is None:
+                continue
+            rest: list[RewriteStep] = []
+            self._pair(m, b, path, rest, detours - 1)
+            if all(r.explained for r in rest) and len(steps) + len(rest) <= MAX_STEPS:
+                steps.append(first)
+                steps.extend(rest)
+                return True
+        return False
+
+    def _one_rule(self, a: UOp, b: UOp, path: tuple[int, ...]) -> RewriteStep | None:
+        """The step a -> b by one named rule (a Python rule at a's root, one egglog rule), or None."""
+        if self.python.rewrite(a) is b:
+            return self._python_step(self.python.last_fired.name, a, b, path, everywhere=False)
+        if (unit := self._egglog_rule(a, b)) is not None:
+            return RewriteStep(unit, "egglog", a, b, path)
+        return None
+
+    def _decided(self, a: UOp, b: UOp) -> bool:
+        """Does the decided-comparisons hook (run only where the rule set has its rule) decide a as b?"""
+        if not self._piecewise or b.op is not Ops.CONST or not is_comparison(a):
+            return False
+        return any(u is a and value == b.arg for u, value in decided_comparisons([a]))
+
+    def _equal_sources(self, a: UOp) -> tuple[int, int] | None:
+        """Two sources of a, not the same term, in one e-class (`x != y` with x and y equal), or None:
+        (i, j) with source j the one to rewrite into source i, the smaller."""
+        classes: dict[Any, int] = {}
+        for j, s in enumerate(a.src):
+            c = self.class_of(s) if not s.shape else None
+            if c is None:
+                continue
+            if (i := classes.setdefault(c, j)) != j and a.src[i] is not s:
+                return (i, j) if a.src[i].size <= s.size else (j, i)  # into the smaller
+        return None
 
     def _constant_sources(self, a: UOp) -> UOp:
         """a with every non-constant source whose e-class holds a constant replaced by it (a itself
