@@ -10,7 +10,7 @@ step is never claimed checked that was not: its verdict is in `checks`, step by 
     >>> from eqsat_uopc import UOp, optimize
     >>> x = UOp.param(0)
     >>> print(optimize((x + 0) * 3, rules="symbolic").explain())
-    1 step from p0 + 0 * 3 to p0 * 3 (int semantics wrap); every step names its rule; checked: 1 proved
+    1 step from (p0 + 0) * 3 to p0 * 3 (int semantics wrap); every step names its rule; checked: 1 proved
       1. symbolic/add_zero [greedy-seed] at [0]: p0 + 0 -> p0  (proved)
     rules the result depends on: symbolic/add_zero 1
 """
