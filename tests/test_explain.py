@@ -126,6 +126,7 @@ def test_cli_explain_json(capsys):
         "before": "p0 * 2 * 3",
         "after": "p0 * 6",
         "check": "proved",
+        "note": "",
     }
 
 

@@ -79,9 +79,9 @@ class Explanation:
         for k, (s, status) in enumerate(zip(c.steps, self.checks, strict=True), 1):
             where = f" at {list(s.path)}" if s.path else ""
             every = " (everywhere)" if s.everywhere else ""
-            out.append(
-                f"  {k}. {s.rule} [{s.by}]{where}{every}: {infix(s.before)} -> {infix(s.after)}  ({status})"
-            )
+            note = f"; {s.note}" if s.note else ""
+            rewrite = f"{infix(s.before)} -> {infix(s.after)}"
+            out.append(f"  {k}. {s.rule} [{s.by}]{where}{every}: {rewrite}  ({status}{note})")
         out.append(
             "rules the result depends on: " + ", ".join(f"{r} {k}" for r, k in self.rule_counts().items())
         )
@@ -108,6 +108,7 @@ class Explanation:
                     "before": infix(s.before),
                     "after": infix(s.after),
                     "check": status,
+                    "note": s.note,
                 }
                 for s, status in zip(c.steps, self.checks, strict=True)
             ],

@@ -52,7 +52,8 @@ class RewriteStep:
     """One rewrite: `rule` (as the report names it), made by `by` ("egglog", or the hook that ran
     it: "greedy-seed", "index-algebra", "decided-comparisons"; "e-graph" for an unexplained
     step), turned `before`, the subterm at `path`, into `after` (every occurrence of it under
-    `path` when `everywhere`); `reversed` when the rule was applied right to left."""
+    `path` when `everywhere`). `note`: for an unexplained step, what the search learnt (the egglog
+    rules that unite its two sides together, without a chain through them)."""
 
     rule: str
     by: str
@@ -60,7 +61,7 @@ class RewriteStep:
     after: UOp
     path: tuple[int, ...] = ()
     everywhere: bool = False
-    reversed: bool = False
+    note: str = ""
 
     @property
     def explained(self) -> bool:
@@ -68,8 +69,7 @@ class RewriteStep:
 
     def line(self) -> str:
         """`divmod/div-sum-term [egglog]: (p0*4 + 8) // 4 -> p0*1 + 8 // 4`."""
-        arrow = " (right to left)" if self.reversed else ""
-        return f"{self.rule}{arrow} [{self.by}]: {infix(self.before)} -> {infix(self.after)}"
+        return f"{self.rule} [{self.by}]: {infix(self.before)} -> {infix(self.after)}"
 
 
 @dataclass(frozen=True)

@@ -164,7 +164,7 @@ class ChainSearch:
                 self._pair(s, t, (*path, i), steps, detours)
             self._pair(folded, b, path, steps, detours)
             return
-        steps.append(RewriteStep(UNEXPLAINED, "e-graph", a, b, path))
+        steps.append(RewriteStep(UNEXPLAINED, "e-graph", a, b, path, note=self._together(a, b)))
 
     def _through_class(
         self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
@@ -268,6 +268,14 @@ class ChainSearch:
     # -- egglog rules
     def _egglog_rule(self, a: UOp, b: UOp) -> str | None:
         """The egglog rule one iteration of which unites a and b on an e-graph of them alone, or None."""
+        found = self._egglog_rules(a, b, 1, minimize=False)
+        return found[0] if found is not None and len(found) == 1 else None
+
+    def _egglog_rules(self, a: UOp, b: UOp, iterations: int, minimize: bool) -> list[str] | None:
+        """Rules that, run together for `iterations` iterations on an e-graph of a and b alone (after
+        the analyses), unite them; None if all the matched rules do not. Without minimize, one rule
+        found by bisection (None if no single rule does it); with minimize, a set from which no rule
+        can be left out (delta debugging: chunks of the rules removed while the rest still unite)."""
         if a.shape or b.shape:
             return None
         engine = self._engine_for()
@@ -287,24 +295,52 @@ class ChainSearch:
             def unites(part: list[tuple[str, str]]) -> bool:
                 engine.checkpoint()
                 try:
-                    egraph.parse_and_run_program(f"(run {engine.combined(tuple(r for r, _ in part))} 1)")
+                    name = engine.combined(tuple(r for r, _ in part))
+                    for _ in range(iterations):
+                        egraph.parse_and_run_program(f"(run {name} 1)")
+                        egraph.parse_and_run_program("(run bookkeeping 1)")
                     return _value(egraph, ia) == _value(egraph, ib)
                 finally:
                     engine.rollback()
 
             if not unites(units):
                 return None
-            while len(units) > 1:
-                half = len(units) // 2
-                if unites(units[:half]):
-                    units = units[:half]
-                elif unites(units[half:]):
-                    units = units[half:]
-                else:
-                    return None  # only rules of both halves together: more than one rule
-            return units[0][1]
+            if not minimize:
+                while len(units) > 1:
+                    half = len(units) // 2
+                    if unites(units[:half]):
+                        units = units[:half]
+                    elif unites(units[half:]):
+                        units = units[half:]
+                    else:
+                        return None  # only rules of both halves together: more than one rule
+                return [units[0][1]]
+            chunk = max(1, len(units) // 2)
+            while True:
+                i = 0
+                while i < len(units) and len(units) > 1:
+                    trial = units[:i] + units[i + chunk :]
+                    if trial and unites(trial):
+                        units = trial
+                    else:
+                        i += chunk
+                if chunk == 1:
+                    return [name for _, name in units]
+                chunk = max(1, chunk // 2)
         finally:
             engine.release()
+
+    def _together(self, a: UOp, b: UOp) -> str:
+        """For an unexplained step: the egglog rules that unite a and b together, in one iteration or
+        two, as a note (`needs together, in 2 iterations: r1, r2`), or ""."""
+        for iterations in (1, 2):
+            rules = self._egglog_rules(a, b, iterations, minimize=True)
+            if rules is not None:
+                plural = "s" if iterations > 1 else ""
+                return (
+                    f"egglog unites them with {', '.join(rules)} together, in {iterations} iteration{plural}"
+                )
+        return ""
 
     def _analyse(self, engine: Engine, egraph: bindings.EGraph) -> None:
         """The analyses' facts (bounds: rules that only set `lo`/`hi`, never union) on the two terms, to
