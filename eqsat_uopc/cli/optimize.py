@@ -146,6 +146,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     saturation_options(o, extra_costs=("measured",))
     o.add_argument("--json", action="store_true", help="the result as one JSON object (default: text)")
     o.add_argument(
-        "--explain", action="store_true", help="also print the checked chain of rewrites to the result"
+        "--explain",
+        action="store_true",
+        help="also print the checked chain of rewrites to the result (default: not printed)",
     )
     o.set_defaults(fn=_cmd_optimize)
