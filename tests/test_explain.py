@@ -143,3 +143,20 @@ def test_cli_optimize_explain_not_with_measured(capsys):
         "eqsat-uopc: error: --explain: not with --cost measured "
         "(its result is chosen among two runs' candidates)\n"
     )
+
+
+def test_a_step_no_single_rule_makes_is_marked_unexplained_and_still_checked():
+    from eqsat_uopc.corpus import caviar_dev
+
+    (entry,) = [e for e in caviar_dev() if e.id == "caviar/lasteval/L05280"]
+    e = optimize(entry.program).explain()
+    assert e.lines()[0] == (
+        "6 steps from 0 != 0 + (max(p0, -1) * 2 + 2) + (-1) != true to false (int semantics wrap); "
+        "1 unexplained; checked: 6 proved"
+    )
+    assert (
+        e.lines()[5]
+        == "  5. e-graph/unexplained [e-graph] at [0]: max(p0, -1) * 2 + 1 != 0 -> true  (proved)"
+    )
+    assert e.checked and e.replayed and not e.complete
+    assert e.rule_counts()["e-graph/unexplained"] == 1
