@@ -1,7 +1,7 @@
 """What explanations cost and how many are whole: `optimize` off and on, on the bundled corpora.
 
-    .venv/bin/python bench/explain.py                 # 30 of each corpus, wrap
-    .venv/bin/python bench/explain.py --count 100 --semantics no_overflow
+    .venv/bin/python bench/explain.py                 # 30 of each corpus, both int semantics
+    .venv/bin/python bench/explain.py --count 10 --semantics wrap   # a quicker look
 
 Off: `optimize` as it is (it attaches a function that explains on demand, and computes nothing)
 against `optimize` with that attachment stubbed out, each the least of 3 runs, the two alternating
@@ -23,9 +23,13 @@ import random
 import statistics
 import time
 
+import results
+
 import eqsat_uopc.pipeline.optimization as optimization
 from eqsat_uopc import optimize
 from eqsat_uopc.corpus import caviar_dev, index_expressions, tinygrad_capture
+
+RESULTS_SECTIONS = ("explain",)  # docs/results.md, written with --write-results (bench/results.py)
 
 
 def corpora(count: int) -> dict[str, list]:
@@ -108,11 +112,23 @@ def measure(name: str, programs: list, semantics: str) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--count", type=int, default=30)
-    ap.add_argument("--semantics", default="wrap", choices=("wrap", "no_overflow"))
+    ap.add_argument("--count", type=int, default=30, help="expressions per corpus (default 30)")
+    ap.add_argument(
+        "--semantics",
+        default="both",
+        choices=("both", "wrap", "no_overflow"),
+        help="int semantics (default both)",
+    )
+    ap.add_argument(results.FLAG, action="store_true", help=results.FLAG_HELP)
     args = ap.parse_args()
-    for name, programs in corpora(args.count).items():
-        measure(name, programs, args.semantics)
+    partial = (
+        None if (args.count, args.semantics) == (30, "both") else f"{args.count} per corpus, {args.semantics}"
+    )
+    with results.recorded("explain", args.write_results, partial):
+        programs = corpora(args.count)
+        for semantics in ("wrap", "no_overflow") if args.semantics == "both" else (args.semantics,):
+            for name, chosen in programs.items():
+                measure(name, chosen, semantics)
 
 
 if __name__ == "__main__":
