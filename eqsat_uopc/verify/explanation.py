@@ -27,7 +27,15 @@ from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.saturation.explain import ChainSearch, RewriteChain, infix, replay
 from eqsat_uopc.verify.validation import validate
 
-__all__ = ["STEP_RLIMIT", "STEP_SAMPLES", "Explanation", "check_chain", "explain", "explainer"]
+__all__ = [
+    "STEP_RLIMIT",
+    "STEP_SAMPLES",
+    "Explanation",
+    "check_chain",
+    "explain",
+    "explainer",
+    "not_explained",
+]
 
 STEP_RLIMIT = 200_000  # z3's resource budget per step (a fifth of a result's validation)
 STEP_SAMPLES = 64  # the evaluator's inputs per step where z3 does not decide
@@ -181,3 +189,13 @@ def explainer(program: UOp) -> Callable[[Any], Explanation]:
         return explain(program, result)
 
     return explain_result
+
+
+def not_explained(reason: str) -> Callable[[Any], Explanation]:
+    """What optimize attaches to a result it cannot explain: explain() raises an ExtractionError
+    that says why."""
+
+    def refuse(result: Any) -> Explanation:
+        raise ExtractionError(f"explain: {reason}")
+
+    return refuse
