@@ -6,27 +6,31 @@ searched for afterwards, over what the run left, in three moves.
 1. Congruence: the program and the result are split where they differ. At a pair of subterms of
    one e-class with the same operator, argument and type whose sources are pairwise in one
    e-class (or identical), the pair is the pairs of its sources; anywhere else it is one step.
-2. Attribution, step by step (the first that works):
-   - a Python rule: one greedy rule (`symbolic/<name>`, the seed's rules sound under the run's
-     int semantics) or index-algebra fold (`linear/<name>`) rewrites the subterm into the other at
-     its root; or their greedy rewrite to a fixed point reaches it, each firing one step (and when
-     that fixed point is a third member of the e-class, the rest is searched from there: at most
-     DETOURS times);
+2. Attribution, pair by pair, the first move that works:
+   - one Python rule at the pair's root: a greedy rule (`symbolic/<name>`, the seed's rules sound
+     under the run's int semantics) or an index-algebra fold (`linear/<name>`);
+   - one egglog rule: on a fresh engine of the run's rule set holding only the two subterms, after
+     the analyses (the rules that only set bounds) ran to a fixed point, one iteration of one
+     rule's ruleset puts them in one e-class. The rule is found by bisection over the rules that
+     matched in the run (about 10 egglog iterations, each in a push/pop). One iteration applies
+     every match of the rule, so such a step may use it at more than one place inside the
+     subterm; its direction (left to right or back) is not recorded;
+   - the Python rules' greedy rewrite to a fixed point, one step per firing: when the fixed point
+     is the other side, or a term not known to be in another e-class, the rest is searched from
+     there (at most DETOURS times along one pair);
    - a comparison the decided-comparisons hook decides (`linear/piecewise-compare`, where the rule
-     set has it); two sources in one e-class (`x != y`, x and y equal): one rewritten into the
-     other first (searched as a pair of its own), and the rest searched from there;
-   - through a third member of the e-class: an e-node of a's class over terms at hand (the subterms
-     of both sides, the e-graph's constants) that one named rule reaches from a, and from which
-     the rest is wholly named;
-   - a source whose e-class holds a constant (a bound pinned, a fold) is that constant first (its
-     own step), and the rest searched from there;
-   - an egglog rule: on a fresh e-graph of the run's rule set holding only the two subterms, one
-     iteration of one rule's ruleset puts them in one e-class. The rule is found by bisection
-     over the rules that matched in the run (about 10 egglog iterations, each in a push/pop).
-     One iteration of a rule applies every match of it, so such a step may use the rule at more
-     than one place inside the subterm; its direction (left to right or back) is not recorded.
-3. Otherwise the step is `e-graph/unexplained`: its two sides are in one e-class of the run, the
-   search named no rule (several rules in one step, the decided comparisons, the folding step).
+     set has it);
+   - two sources in one e-class (`x != y`, x and y equal): the larger rewritten into the smaller
+     first (searched as a pair of its own), the rest searched from there;
+   - through a third member of the e-class: an e-node of its class over terms at hand (the
+     subterms of both sides, the e-graph's constants) that one named rule reaches, and from which
+     the rest is wholly named (at most THROUGH_CANDIDATES tried);
+   - sources whose e-class holds a constant (a bound pinned, a fold): that constant first (its own
+     steps), the rest searched from there.
+3. Otherwise the pair is one step `e-graph/unexplained`: its two sides are in one e-class of the
+   run, and no move above named the rules between them (several rules at once, the folding step).
+   Its note names the egglog rules that unite the two sides together in one or two iterations,
+   where there are such (delta debugging over the matched rules), without claiming a chain.
 
 Every step is still checked, named or not (eqsat_uopc.verify.explanation).
 """
