@@ -160,3 +160,9 @@ def test_a_step_no_single_rule_makes_is_marked_unexplained_and_still_checked():
     )
     assert e.checked and e.replayed and not e.complete
     assert e.rule_counts()["e-graph/unexplained"] == 1
+
+
+def test_cli_explain_a_missing_file(capsys, tmp_path):
+    missing = tmp_path / "nope.uir"
+    assert main(["explain", str(missing)]) == 1
+    assert capsys.readouterr().err == f"eqsat-uopc: error: {missing}: no such file or directory\n"
