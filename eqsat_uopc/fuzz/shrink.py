@@ -14,7 +14,8 @@ steps first):
 
 Replacements act on the DAG: a shared node is replaced everywhere it is used. Everything is
 deterministic: the same program and predicate give the same result. The property is the caller's
-(the fuzzer's is "valid, and our optimizer's result is still larger than tinygrad's"); `still` is
+(the tinygrad fuzzer's is "valid, and our optimizer's result is still larger than tinygrad's"; the
+soundness fuzzer's "the optimizer still returns a wrong program, or still raises"); `still` is
 called at most once per distinct variant.
 """
 
