@@ -152,3 +152,23 @@ def test_run_all_keeps_item_order_and_ticks_once_per_item(workers):
     ticks = []
     assert run_all(abs, [-3, 1, -2, 0, -7], workers, lambda: ticks.append(1)) == [3, 1, 2, 0, 7]
     assert len(ticks) == 5
+
+
+def test_shrink_moves_constants_at_the_int32_ends_without_leaving_int32():
+    x = UOp.param(0, dtypes.i32)
+    program = x // -(2**31) + (2**31 - 1)
+    seen = []
+
+    def still(p: UOp) -> bool:  # a division by a constant below -2**30
+        seen.append(p)
+        return any(
+            u.op is Ops.FLOORDIV and u.src[1].op is Ops.CONST and u.src[1].arg < -(2**30)
+            for u in p.toposort()
+        )
+
+    out = shrink(program, still, budget=1_000)
+    assert out.program is UOp.const(0) // -(2**30 + 1) and not out.exhausted
+    assert (
+        all(-(2**31) <= u.arg <= 2**31 - 1 for p in seen for u in p.toposort() if u.op is Ops.CONST)
+        and len(seen) > 3
+    )
