@@ -172,3 +172,15 @@ def test_shrink_moves_constants_at_the_int32_ends_without_leaving_int32():
         all(-(2**31) <= u.arg <= 2**31 - 1 for p in seen for u in p.toposort() if u.op is Ops.CONST)
         and len(seen) > 3
     )
+
+
+def test_run_all_under_a_memory_limit_loses_only_the_item_whose_worker_dies():
+    import os
+    from concurrent.futures.process import BrokenProcessPool
+
+    ticks = []
+    # os._exit(n) ends its worker at once, as an allocation failure under the limit does
+    out = run_all(os._exit, [3], 1, lambda: ticks.append(1), memory_mb=2048, lost=lambda n: f"lost {n}")
+    assert out == ["lost 3"] and len(ticks) == 1
+    with pytest.raises(BrokenProcessPool, match=r"^a worker process died running item 0 of 1$"):
+        run_all(os._exit, [0], 1, lambda: None, memory_mb=2048)

@@ -35,7 +35,7 @@ from eqsat_uopc.fuzz.soundness.check import (
     Optimizer,
     Reference,
     Verdict,
-    check_case,
+    check_semantics,
     crash_site,
     error_text,
     run_optimizer,
@@ -66,6 +66,7 @@ class SoundnessSettings:
     shrink_budget: int = 150  # optimizer calls per shrunk failure at most
     shrink_per_template: int = 10  # failures shrunk per (template, optimizer, semantics, failure)
     workers: int = 1
+    memory_mb: int | None = None  # each worker's address space (None: no limit, and no worker for 1)
 
     def template_list(self) -> tuple[str, ...]:
         return self.templates if self.templates is not None else template_names()
@@ -264,10 +265,15 @@ def _crash_family(where: str) -> dict[str, Any]:
 
 
 def _check_one(
-    args: tuple[int, int, tuple[str, ...], Mapping[str, Optimizer], tuple[str, ...], int, int],
-) -> CaseResult:
-    seed, index, templates, optimizers, semantics, samples, rlimit = args
-    return check_case(generate(seed, index, templates), optimizers, semantics, samples, rlimit)
+    args: tuple[int, int, tuple[str, ...], Mapping[str, Optimizer], str, int, int],
+) -> tuple[dict[str, Verdict], int, int]:
+    seed, index, templates, optimizers, sem, samples, rlimit = args
+    return check_semantics(generate(seed, index, templates), optimizers, sem, samples, rlimit)
+
+
+def _lost_check(memory_mb: int | None, labels: tuple[str, ...]) -> Callable[[Any], Any]:
+    error = f"the worker process died (address space limited to {memory_mb} MB)"
+    return lambda args: ({label: Verdict("crash", error=error, where="worker") for label in labels}, 0, 0)
 
 
 def fuzz_soundness(
@@ -285,20 +291,35 @@ def fuzz_soundness(
     semantics = tuple(s for s in SEMANTICS if s in settings.semantics)
     settings = dataclasses.replace(settings, semantics=semantics)
     optimizers = dict(optimizers)
+    cases = [(seed, index) for seed in settings.seeds for index in range(settings.count)]
     tasks = [
-        (seed, index, templates, optimizers, semantics, settings.samples, settings.rlimit)
-        for seed in settings.seeds
-        for index in range(settings.count)
+        (seed, index, templates, optimizers, sem, settings.samples, settings.rlimit)
+        for seed, index in cases
+        for sem in semantics
     ]
     no_tick: Callable[[], None] = lambda: None
     tick = progress("check", len(tasks)) if progress else no_tick
-    results = run_all(_check_one, tasks, settings.workers, tick)
+    lost = _lost_check(settings.memory_mb, tuple(optimizers))
+    checked = run_all(_check_one, tasks, settings.workers, tick, memory_mb=settings.memory_mb, lost=lost)
+    results = []
+    for k, (seed, index) in enumerate(cases):
+        verdicts: dict[str, dict[str, Verdict]] = {label: {} for label in optimizers}
+        defined, samples = {}, 0
+        for j, sem in enumerate(semantics):
+            by_label, defined[sem], n = checked[k * len(semantics) + j]
+            samples = max(samples, n)
+            for label, v in by_label.items():
+                verdicts[label][sem] = v
+        results.append(CaseResult(generate(seed, index, templates), verdicts, defined, samples))
     report = SoundnessReport(settings, tuple(optimizers), results)
     if not settings.shrink:
         return report
     taken: Counter[tuple[str, str, str, str]] = Counter()
     jobs = []
     for r, label, sem, v in report.failures():
+        if v.where == "worker":  # the process died: not shrunk (a candidate could kill its worker again)
+            report.not_shrunk += 1
+            continue
         k = (r.case.template, label, sem, v.status)
         if taken[k] >= settings.shrink_per_template:
             report.not_shrunk += 1
@@ -306,7 +327,9 @@ def fuzz_soundness(
         taken[k] += 1
         jobs.append((r, label, sem, v, optimizers[label], settings.shrink_budget, settings.rlimit))
     tick = progress("shrink", len(jobs)) if progress else no_tick
-    shrunk = run_all(_shrink_one, jobs, settings.workers, tick)
+    shrunk = run_all(
+        _shrink_one, jobs, settings.workers, tick, memory_mb=settings.memory_mb, lost=lambda job: None
+    )
     report.shrunk = [s for s in shrunk if s is not None]
     report.shrink_lost = len(shrunk) - len(report.shrunk)
     seen: set[str] = set()

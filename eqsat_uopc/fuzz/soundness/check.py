@@ -48,6 +48,7 @@ __all__ = [
     "Verdict",
     "check_case",
     "check_result",
+    "check_semantics",
     "crash_site",
     "error_text",
     "run_optimizer",
@@ -223,6 +224,24 @@ class CaseResult:
         return [(label, sem, v) for label, by in self.verdicts.items() for sem, v in by.items() if v.failed]
 
 
+def check_semantics(
+    case: FuzzCase,
+    optimizers: Mapping[str, Optimizer],
+    int_semantics: str,
+    samples: int = 64,
+    rlimit: int = DEFAULT_RLIMIT,
+) -> tuple[dict[str, Verdict], int, int]:
+    """Every optimizer's result for case under one int semantics, checked: (verdict per optimizer,
+    on how many inputs the program is defined, how many inputs)."""
+    inputs = edge_inputs(case.program, samples, case.key)
+    ref = Reference(case.program, int_semantics, inputs)
+    verdicts = {
+        label: run_optimizer(opt, case.program, int_semantics, ref, rlimit)
+        for label, opt in optimizers.items()
+    }
+    return verdicts, ref.defined(), len(inputs)
+
+
 def check_case(
     case: FuzzCase,
     optimizers: Mapping[str, Optimizer],
@@ -231,12 +250,11 @@ def check_case(
     rlimit: int = DEFAULT_RLIMIT,
 ) -> CaseResult:
     """Every optimizer's result for case under each of semantics, checked."""
-    inputs = edge_inputs(case.program, samples, case.key)
     verdicts: dict[str, dict[str, Verdict]] = {label: {} for label in optimizers}
     defined = {}
+    n = 0
     for sem in semantics:
-        ref = Reference(case.program, sem, inputs)
-        defined[sem] = ref.defined()
-        for label, optimizer in optimizers.items():
-            verdicts[label][sem] = run_optimizer(optimizer, case.program, sem, ref, rlimit)
-    return CaseResult(case, verdicts, defined, len(inputs))
+        by_label, defined[sem], n = check_semantics(case, optimizers, sem, samples, rlimit)
+        for label, v in by_label.items():
+            verdicts[label][sem] = v
+    return CaseResult(case, verdicts, defined, n)

@@ -71,6 +71,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     option(
         p,
+        "--memory-limit",
+        type=integer(minimum=0),
+        default=4096,
+        metavar="MB",
+        help="each worker process's address space; a case that needs more is a crash, and only its worker "
+        "dies (0: no limit, and with one worker no worker process)",
+    )
+    option(
+        p,
         "--out",
         default=None,
         shown="none",
@@ -182,6 +191,7 @@ def settings_from(args: argparse.Namespace) -> Any:
         shrink_budget=args.shrink_budget,
         shrink_per_template=args.shrink_per_template,
         workers=args.workers,
+        memory_mb=args.memory_limit or None,
     )
 
 

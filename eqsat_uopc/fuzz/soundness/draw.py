@@ -156,8 +156,10 @@ class EdgeDraw:
 
     def input(self, kinds: Sequence[str] | None = None) -> UOp:
         """A new i32 input (a PARAM at the next slot, or a RANGE), of a kind drawn from `kinds`
-        (default: every kind, by BOUND_KINDS' weights)."""
-        names = list(kinds) if kinds else list(BOUND_KINDS)
+        (default: every kind, by BOUND_KINDS' weights). One time in five `kinds` is ignored: a
+        template asks for the inputs its rewrite needs, and the inputs it does not need are where a
+        rewrite's guard is tested."""
+        names = list(kinds) if kinds and not self.chance(0.2) else list(BOUND_KINDS)
         kind = self.rng.choices(names, weights=[BOUND_KINDS[k] for k in names])[0]
         if kind == "range":
             u = UOp.range(self.pick(RANGE_EXTENTS), f"r{self._ranges}")

@@ -45,20 +45,56 @@ def _const_quotient(d: EdgeDraw) -> UOp:
 
 @template("divmod-nested-mod", _FAMILY, "(a % (k*c) + b) % c -> (a + b) % c, b with the same atoms as a")
 def _nested_mod(d: EdgeDraw) -> UOp:
-    c = d.pick((2, 3, 4, 6, 8, 16, -2, -3, -4, 2**16, 2**30, -(2**30), d.divisor()))
+    # mostly not powers of two: a sum that wraps changes its remainder by 2**32 mod c, 0 for those
+    c = d.pick((3, 5, 6, 7, 12, 100, -3, -6, 2, 4, 2**16, 2**30, -(2**30), 46341, d.divisor()))
     m = wrap(c * d.pick((1, 2, 3, 4, -1, -2, 2**14, 2**15)))
     if m == 0 or m % c:
         m = c * 2 if abs(c) < 2**30 else c
-    inner = d.linear(d.int(1, 2), const=d.const(edge=0.6))
-    outer = d.scaled(inner % m, d.pick((1, 1, 1, -1, 2, d.coef())))
+    k = d.const(edge=0.6)
+    mode = d.pick(("cancel-offset", "cancel-offset", "cancel-atom", "general", "general"))
+    ends = ("unbounded", "touch-max", "touch-min", "near-max", "near-min")
+    if mode == "cancel-offset":  # ((v + 1) % 6 - 1) % 3: the offsets cancel, v may wrap
+        x = d.input(ends)
+        return d.divmod(d.plus_const(d.plus_const(x, k) % m, wrap(-k)), c, "mod" if d.chance(0.8) else "div")
+    if mode == "cancel-atom":  # ((v + 2147483647) % 6 - v) % 3: the atom cancels, the constant wraps
+        x = d.input()
+        k = d.pick((I32_MAX, I32_MIN, I32_MAX - 1, 2**30, d.edge()))
+        s = d.add(d.plus_const(x, k) % m, d.scaled(x, -1))
+        return d.divmod(d.plus_const(s, d.pick((0, 0, d.small()))), c, "mod" if d.chance(0.8) else "div")
+    terms = [(d.input(), d.pick((1, 1, -1, 2, d.coef())))]
+    if d.chance(0.3):
+        terms.append((d.input(), d.coef()))
+    inner = d.plus_const(d.total([d.scaled(x, f) for x, f in terms]), k)
+    outer = d.scaled(inner % m, d.pick((1, 1, 1, -1, 2)))
     extra = []
-    if d.chance(0.5):  # an atom of the inner sum again: ((v + k) % 6 - v) % 3
-        extra.append(d.scaled(d.pick(d.inputs), d.pick((-1, 1, 2, -2, d.coef()))))
-    if d.chance(0.4):
+    if d.chance(0.5):  # the inner sum's own atoms again, cancelling or not
+        x, f = d.pick(terms)
+        extra.append(d.scaled(x, d.pick((wrap(-f), wrap(-f), 1, -1, 2))))
+    if d.chance(0.3):
         extra.append(d.some_input())
     s = d.total([outer, *extra])
-    s = d.plus_const(s, d.const(edge=0.5)) if d.chance(0.7) else s
-    return d.divmod(s, c, "mod" if d.chance(0.8) else "div")
+    b = d.pick((wrap(-k), wrap(-k + c), wrap(-k + d.small(-2, 2)), d.const(), 0))
+    return d.divmod(d.plus_const(s, b), c, "mod" if d.chance(0.8) else "div")
+
+
+@template(
+    "divmod-cancelling-offsets",
+    _FAMILY,
+    "((x + k1) op c1 + k2) op c2, k2 undoing k1 (x near an int32 end): the folds merging nested div/mod",
+)
+def _cancelling_offsets(d: EdgeDraw) -> UOp:
+    x = d.input(("unbounded", "touch-max", "touch-min", "near-max", "near-min", "range"))
+    x = d.scaled(x, d.pick((1, 1, 1, -1, 2, 3))) if d.chance(0.3) else x
+    c1 = d.pick((2, 3, 5, 6, 7, 12, 2**16, 2**30, -2, -3, 46341, d.divisor()))
+    c2 = d.pick((2, 3, 5, 6, 7, 10, 2**16, -3, -6, 46341, d.divisor()))
+    if d.chance(0.5):  # c1 a multiple of c2 (nested remainders) or c2 one of c1 (nested divisions)
+        c1 = wrap(c2 * d.pick((1, 2, 3))) or c2
+    k1 = d.pick((wrap(c1), wrap(2 * c1), wrap(-c1), wrap(c1 * d.small()), 1, 2, -1, d.edge(), d.small()))
+    op1, op2 = d.pick(("div", "mod")), d.pick(("div", "mod"))
+    q = k1 // c1
+    k2 = d.pick((wrap(-q), wrap(-q), wrap(-k1), wrap(-q + d.small(-1, 1)), wrap(-k1 + c2), d.small()))
+    inner = d.divmod(d.plus_const(x, k1), c1, op1)
+    return d.divmod(d.plus_const(inner, k2), c2, op2)
 
 
 @template(
@@ -130,11 +166,18 @@ def _constant_into_range(d: EdgeDraw) -> UOp:
 
 @template("divmod-merged-division", _FAMILY, "(z // k + a) // c -> (z + a*k) // (k*c), k, c > 0")
 def _merged_division(d: EdgeDraw) -> UOp:
-    k = d.pick((2, 3, 4, 6, 8, 2**15, 2**16, 46341, 2**30))
-    c = d.pick((2, 3, 4, 6, 2**15, 2**16, 46341, 2**30, d.divisor()))
-    z = d.linear(d.int(1, 2), const=d.pick((0, d.small(), d.edge())))
-    inner = z // k
-    a = d.pick((0, d.small(-3, 3), d.edge(), wrap(-k), 1, -1))
+    k = d.pick((2, 3, 4, 5, 6, 7, 8, 2**15, 2**16, 46341, 2**30))
+    c = d.pick((2, 3, 5, 6, 7, 12, 2**15, 2**16, 46341, 2**30, d.divisor()))
+    if d.chance(0.5):  # ((v + 2) // 2 - 1) // 3: z's offset is a multiple of k that a undoes
+        x = d.input(("unbounded", "touch-max", "touch-min", "near-max", "near-min"))
+        t = d.pick((1, 2, -1, 3, d.small(), 2**14))
+        inner = d.plus_const(x, wrap(k * t)) // k
+        return d.divmod(d.plus_const(inner, wrap(-t)), c, "div" if d.chance(0.8) else "mod")
+    z0 = d.linear(d.int(1, 2), const=0)
+    j = d.pick((0, d.small(), d.edge(), wrap(k), wrap(2 * k)))
+    inner = d.plus_const(z0, j) // k
+    q = j // k
+    a = d.pick((0, d.small(-3, 3), d.edge(), wrap(-k), 1, -1, wrap(-q), wrap(-q + 1)))
     return d.divmod(d.plus_const(inner, a), c, "div" if d.chance(0.8) else "mod")
 
 
@@ -153,8 +196,14 @@ def _negative_divisor(d: EdgeDraw) -> UOp:
 @template("divmod-var-nested-mod", _FAMILY, "(a % y + b) % y -> (a + b) % y, y a variable")
 def _var_nested_mod(d: EdgeDraw) -> UOp:
     y = d.nonzero_input() if d.chance(0.8) else d.input()
-    a = d.linear(d.int(1, 2), const=d.const())
-    s = d.total([d.scaled(a % y, d.pick((1, 1, -1, 2))), d.linear(1, const=d.const())])
+    x = d.input()
+    k = d.const(edge=0.6)
+    a = d.plus_const(d.scaled(x, d.pick((1, 1, -1, 2, d.coef()))), k)
+    rest = d.pick((wrap(-k), wrap(-k), d.const(), 0))  # cancelling a's offset, or not
+    parts = [d.scaled(a % y, d.pick((1, 1, -1, 2))), UOp.const(rest)]
+    if d.chance(0.4):
+        parts.append(d.scaled(x, d.pick((-1, 1, d.coef()))))
+    s = d.total(parts)
     return s % y if d.chance(0.8) else s // y
 
 
