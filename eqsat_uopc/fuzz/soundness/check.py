@@ -123,7 +123,7 @@ class Verdict:
     counterexample: Counterexample | None = None
     error: str = ""  # the exception of a crash, or why z3 gave up
     where: str = ""  # a crash's site (crash_site)
-    z3: str = "skipped"  # "proved" | "refuted" | "unknown" | "skipped"
+    z3: str = "skipped"  # "proved" | "vacuous" | "refuted" | "unknown" | "skipped"
     seconds: float = 0.0  # the optimizer's time
 
     @property
@@ -191,8 +191,8 @@ def check_result(
     if cex is not None:
         return Verdict("unsound", result, cex, seconds=seconds)
     proof = prove_equivalent(program, result, ref.int_semantics, _TIMEOUT_MS, refinement=True, rlimit=rlimit)
-    if proof.status == "proved":
-        return Verdict("proved", result, z3="proved", seconds=seconds)
+    if proof.status in ("proved", "vacuous"):  # vacuous: the program is defined nowhere, anything refines it
+        return Verdict("proved", result, z3=proof.status, seconds=seconds)
     if proof.status == "refuted" and proof.counterexample is not None:
         cex = _z3_counterexample(program, result, ref.int_semantics, proof.counterexample)
         return Verdict("unsound", result, cex, z3="refuted", seconds=seconds)

@@ -71,6 +71,8 @@ BOUND_KINDS: dict[str, int] = {
     "point": 4,  # one value
     "range": 16,  # a RANGE: [0, extent - 1]
 }
+# the ops of a random i32 expression (expr), sums and products twice as often
+_EXPR_OPS = ("add", "add", "sub", "mul", "mul", "div", "mod", "max", "min", "where", "cast", "neg", "trunc", "shift")
 _ENDS = (I32_MIN, I32_MIN + 1, -(2**30), -(2**16), -100, -1, 0, 1, 100, 2**16, 2**30, I32_MAX - 1, I32_MAX)
 
 
@@ -320,13 +322,14 @@ class EdgeDraw:
 
     def expr(self, depth: int = 2, pool: list[UOp] | None = None) -> UOp:
         """A random i32 expression over every scalar i32 op (ADD, MUL, FLOORDIV, FLOORMOD, MAX, WHERE,
-        CAST of a bool), sums with edge constants, spelled SUB, NEG and MIN; `pool` (when given)
+        CAST of a bool), sums with edge constants, spelled SUB, NEG, MIN, truncating division and
+        remainder (a positive divisor) and shifts; `pool` (when given)
         collects the subterms built and offers them again, so that the DAG shares them."""
         if pool and self.chance(0.2):
             return self.pick(pool)
         if depth <= 0 or self.chance(0.2):
             return self.leaf()
-        k = self.pick(("add", "add", "sub", "mul", "mul", "div", "mod", "max", "min", "where", "cast", "neg"))
+        k = self.pick(_EXPR_OPS)
         a = self.expr(depth - 1, pool)
         if k == "add":
             out = (
@@ -349,6 +352,12 @@ class EdgeDraw:
             out = self.cond(depth - 1).where(a, self.expr(depth - 1, pool))
         elif k == "cast":
             out = self.cond(depth - 1).cast(dtypes.i32)
+        elif k == "trunc":  # C's truncating / and % as a front end spells them with floor ops
+            d = UOp.const(self.divisor(negative=0.0)) if self.chance(0.7) else self.nonzero_input()
+            out = sp.cdiv(a, d) if self.chance(0.5) else sp.cmod(a, d)
+        elif k == "shift":  # x << k and x >> k
+            j = self.pick((1, 2, 3, 16, 30, 31))
+            out = a * wrap(1 << j) if self.chance(0.5) else a // (1 << min(j, 30))
         else:
             out = self.neg(a)
         if pool is not None:
