@@ -93,11 +93,7 @@ FOLDS: dict[str, tuple[tuple[str, ...], Callable[[UOp], bool], Callable[[UOp, st
 }
 
 # the (fold, int semantics) pairs that fail today (issue 37): a fixed pair leaves the set
-KNOWN_UNSOUND: set[tuple[str, str]] = {
-    # the greedy symbolic rules simplify_algebra composes with distribute a product ((p0 + r)*5 ->
-    # p0*5 + r*5), which overflows where the sum did not: unsound under no_overflow's refinement
-    ("simplify_algebra", "no_overflow"),
-}
+KNOWN_UNSOUND: set[tuple[str, str]] = set()
 # examples per fold (the truth tables evaluate larger terms)
 EXAMPLES = {"fold_bool": 60, "fold_where": 250}
 
