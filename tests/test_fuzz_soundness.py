@@ -412,10 +412,11 @@ def test_fuzz_soundness_command_refuses_an_output_file_in_a_missing_directory(mo
 # ---------------------------------------------------------------------------
 # the regression corpus: every case runs, with optimize's result check off
 
-# the cases that fail today, all under no_overflow (issue 37): a result that overflows where the input
-# did not, or another value; fixed by the soundness work on the greedy symbolic rules (constants folded
-# with wraparound, products distributed) and the egglog rules' guards (rules/*.egg). A fixed case must
-# leave this set, and a case outside it must pass.
+# the cases that fail today, all under no_overflow (issue 37): another value where a sum's interval
+# reaches past int32 (egglog's interval, fold and linear rules: add(add(p0, -1), 2147483647) -> a
+# constant), or a result that overflows where the input did not (-1 distributed over p0 + 1 at p0 =
+# -2**31); fixed by the egglog rules' guards (rules/*.egg). A fixed case must leave this set, and a
+# case outside it must pass.
 KNOWN_UNSOUND: set[str] = {
     "soundness/cmp-drop-remainder/0-278/no_overflow",
     "soundness/divmod-congruence/0-12/no_overflow",
