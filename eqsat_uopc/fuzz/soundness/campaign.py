@@ -130,7 +130,7 @@ class SoundnessReport:
     shrunk: list[ShrunkFailure] = field(default_factory=list)
     regressions: list[dict[str, Any]] = field(default_factory=list)  # deduplicated rows
     not_shrunk: int = 0  # failures beyond shrink_per_template
-    shrink_lost: int = 0  # failures that did not fail again when shrinking started
+    not_reproduced: int = 0  # failures that did not fail again when shrinking started (or killed its worker)
     regressions_written: int = 0
 
     def failures(self) -> list[tuple[CaseResult, str, str, Verdict]]:
@@ -183,7 +183,7 @@ class SoundnessReport:
             "failures": [_failure(r, label, sem, v) for r, label, sem, v in self.failures()],
             "shrunk": len(self.shrunk),
             "not_shrunk": self.not_shrunk,
-            "shrink_lost": self.shrink_lost,
+            "not_reproduced": self.not_reproduced,
             "regressions": self.regressions,
             "regressions_written": self.regressions_written,
         }
@@ -331,7 +331,7 @@ def fuzz_soundness(
         _shrink_one, jobs, settings.workers, tick, memory_mb=settings.memory_mb, lost=lambda job: None
     )
     report.shrunk = [s for s in shrunk if s is not None]
-    report.shrink_lost = len(shrunk) - len(report.shrunk)
+    report.not_reproduced = len(shrunk) - len(report.shrunk)
     seen: set[str] = set()
     for s in report.shrunk:
         key = shape_key(s.program, s.int_semantics, s.failure, s.verdict.error)

@@ -291,7 +291,7 @@ def render(summary: dict[str, Any]) -> str:
         lines += [
             "",
             f"  minimized failures ({summary['shrunk']} shrunk, {summary['not_shrunk']} not shrunk, "
-            f"{summary['shrink_lost']} lost, {len(rows)} shapes):",
+            f"{summary['not_reproduced']} not reproduced, {len(rows)} shapes):",
         ]
         for row in rows[:_SHOWN]:
             blame = row["suspect"].get("family", "?")
