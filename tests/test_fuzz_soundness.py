@@ -353,17 +353,20 @@ def _cli(monkeypatch, optimizers, *args):
 
 def test_fuzz_soundness_command_reports_and_exits_0_when_everything_is_sound(monkeypatch, capsys, tmp_path):
     out = tmp_path / "s.json"
-    code = _cli(monkeypatch, {"rewrites": identity}, "--count", "4", "--samples", "8", "--out", str(out))
-    text = capsys.readouterr().out
+    code = _cli(monkeypatch, {"rewrites": identity}, "--count", "5", "--samples", "8", "--out", str(out))
+    captured = capsys.readouterr()
     assert code == 0
-    assert text.startswith(
-        "fuzz-soundness: 4 expressions (seeds 0, 4 each), 8 edge inputs per check, z3 rlimit"
+    assert captured.out.startswith(
+        "fuzz-soundness: 5 expressions (seeds 0, 5 each), 8 edge inputs per check, z3 rlimit"
     )
     assert (
-        "    wrap        identical     4  proved     0  z3 unknown    0  unsound    0 (undefined 0)" in text
+        "    wrap        identical     5  proved     0  z3 unknown    0  unsound    0 (undefined 0)"
+        in captured.out
     )
+    # off a terminal, a line at every tenth of each phase (5 expressions under 2 semantics: 10 checks)
+    assert captured.err == "".join(f"fuzz-soundness: check {k}/10\n" for k in range(1, 11))
     summary = json.loads(out.read_text())
-    assert summary["results"]["rewrites"]["no_overflow"]["identical"] == 4 and summary["failures"] == []
+    assert summary["results"]["rewrites"]["no_overflow"]["identical"] == 5 and summary["failures"] == []
 
 
 def test_fuzz_soundness_command_exits_1_on_a_failure_and_writes_the_failures(monkeypatch, capsys, tmp_path):

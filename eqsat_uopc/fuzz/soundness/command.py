@@ -3,7 +3,8 @@ registers it and passes the optimizers: `optimize` lives above this layer).
 
 Every option is checked when the command line is read (eqsat_uopc.cli_options), before any work; a
 bad one is one line on stderr naming the option, the value and what is allowed, exit status 2. The
-run prints, per optimizer and int semantics, how many results were identical to their input,
+run shows its progress (a bar on a terminal, else a line on stderr at every tenth of each phase),
+then prints, per optimizer and int semantics, how many results were identical to their input,
 proved by z3, only tested (z3 unknown), unsound and crashed; then per family and per template, the
 minimized failures with what to suspect; exit status 1 if anything was unsound or crashed, else 0.
 """
@@ -12,7 +13,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -207,7 +209,7 @@ def run(args: argparse.Namespace, optimizers: Mapping[str, Optimizer]) -> int:
         with bar:
             report = fuzz_soundness(settings, optimizers, phase)
     else:
-        report = fuzz_soundness(settings, optimizers)
+        report = fuzz_soundness(settings, optimizers, _progress_lines)
     if args.regressions is not None:
         report.regressions_written = append_cases(args.regressions, report.regressions)
     if args.failures is not None:
@@ -220,6 +222,18 @@ def run(args: argparse.Namespace, optimizers: Mapping[str, Optimizer]) -> int:
     if args.out is not None:
         Path(args.out).write_text(text + "\n")
     return 1 if summary["failures"] else 0
+
+
+def _progress_lines(phase: str, total: int) -> Callable[[], None]:
+    """Off a terminal (a long run in the background): a line on stderr at every tenth of a phase."""
+    done = [0]
+
+    def tick() -> None:
+        done[0] += 1
+        if total >= 10 and done[0] * 10 // total != (done[0] - 1) * 10 // total:
+            print(f"fuzz-soundness: {phase} {done[0]}/{total}", file=sys.stderr, flush=True)
+
+    return tick
 
 
 # ---------------------------------------------------------------------------
