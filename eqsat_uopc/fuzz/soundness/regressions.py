@@ -137,8 +137,9 @@ def _row_key(row: dict[str, Any]) -> str:
 
 
 def append_cases(path: str | Path, rows: list[dict[str, Any]]) -> int:
-    """Append the rows whose shape (shape_key) the file does not hold yet, nor an earlier row, and
-    whose id is new; the number written."""
+    """Append the rows whose shape (shape_key) the file does not hold yet, nor an earlier row; the
+    number written. A row whose id the file holds already (the same template, seed and index drawn by
+    another version of the grammar) gets the first free suffix `~2`, `~3`, ..."""
     path = Path(path)
     seen: set[str] = set()
     ids: set[str] = set()
@@ -150,10 +151,14 @@ def append_cases(path: str | Path, rows: list[dict[str, Any]]) -> int:
     with path.open("a") as f:
         for row in rows:
             key = _row_key(row)
-            if key in seen or row["id"] in ids:
+            if key in seen:
                 continue
             seen.add(key)
-            ids.add(row["id"])
-            f.write(json.dumps(row, sort_keys=True) + "\n")
+            rid, n = row["id"], 1
+            while rid in ids:
+                n += 1
+                rid = f"{row['id']}~{n}"
+            ids.add(rid)
+            f.write(json.dumps(dict(row, id=rid), sort_keys=True) + "\n")
             written += 1
     return written
