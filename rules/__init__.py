@@ -22,7 +22,15 @@ FAMILIES), rule_sets (RuleSet, RULE_SETS, the egglog program of a rule set), doc
 from eqsat_uopc.rules.catalogue import BEYOND_CHAPTER_FAMILIES, BUNDLED, FAMILIES, SYMBOLIC_FAMILIES
 from eqsat_uopc.rules.family import Family, load_family, parse_family, read_rules
 from eqsat_uopc.rules.python_rules import PYTHON_RULES
-from eqsat_uopc.rules.rule import FORM_KINDS, MAINTAINED, DeclarationError, FormKind, Rule, form_kind
+from eqsat_uopc.rules.rule import (
+    FORM_KINDS,
+    MAINTAINED,
+    PROVED_IN,
+    DeclarationError,
+    FormKind,
+    Rule,
+    form_kind,
+)
 from eqsat_uopc.rules.rule_sets import (
     RULE_SETS,
     RuleSet,
@@ -43,6 +51,7 @@ __all__ = [
     "FORM_KINDS",
     "INT_SEMANTICS",
     "MAINTAINED",
+    "PROVED_IN",
     "PYTHON_RULES",
     "RULE_SETS",
     "SYMBOLIC_FAMILIES",

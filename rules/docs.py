@@ -16,7 +16,7 @@ from pathlib import Path
 
 from eqsat_uopc.rules.catalogue import FAMILIES
 from eqsat_uopc.rules.family import Family
-from eqsat_uopc.rules.rule import FORM_KINDS, Rule
+from eqsat_uopc.rules.rule import FORM_KINDS, PROVED_IN, Rule
 from eqsat_uopc.rules.rule_sets import RULE_SETS
 
 __all__ = ["COMMAND", "render", "write"]
@@ -40,6 +40,8 @@ def _runs(rule: Rule, int_semantics: str) -> str:
     kind = rule.form_for(int_semantics)
     if kind is None and rule.covered_by is not None:
         return f"{_NONE} (covered by {_code(rule.covered_by)})"
+    if kind is None and rule.wrap_only:
+        return f"{_NONE} (wrap only)"
     return _NONE if kind is None else kind
 
 
@@ -87,12 +89,16 @@ def render(families: Iterable[Family] | None = None) -> str:
         "",
         "## Forms",
         "",
-        "| form | proved under | run under | what it is |",
-        "|---|---|---|---|",
+        "| form | run and proved under | what it is |",
+        "|---|---|---|",
     ]
     for k in FORM_KINDS:
-        out.append(f"| {k.name} | {k.proved_under} | {', '.join(k.runs_under)} | {k.meaning} |")
+        out.append(f"| {k.name} | {', '.join(k.runs_under)} | {k.meaning} |")
+    proved_in = "; ".join(f"under `{sem}` in {values}" for sem, values in PROVED_IN.items())
     out += [
+        "",
+        f"A form is proved for the e-graph of each semantics that runs it: {proved_in} (an e-class "
+        "saturated under `no_overflow` may hold a term whose exact value leaves int32).",
         "",
         f"A `{_NONE}` means the semantics does not run the rule; `bookkeeping` rules (:maintained) run "
         "after every iteration under either semantics, `Python` rules in the folding step or the "

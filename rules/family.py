@@ -11,8 +11,8 @@ A family file is egglog text with a few declaration options (docs/rule-declarati
 
 Every rule has a `:name "family/rule"` and, on the line(s) right above it, its `; lhs -> rhs`
 comment. Options: `:semantics no_overflow` (default wrap), `:guard (ATOMS)`, `:exact (ATOMS)`,
-`:covered-by "family/rule"`, `:maintained`, and egglog's `:subsume` (rule.py says what each
-generates). Rulesets are not declared: the engine puts every rule in a ruleset of its own. Comment
+`:covered-by "family/rule"`, `:wrap-only`, `:maintained`, and egglog's `:subsume` (rule.py says what
+each generates). Rulesets are not declared: the engine puts every rule in a ruleset of its own. Comment
 lines starting with `;;` are prose (a section, a note), never a rule's comment; the comment block at
 the top of the file, up to the first blank line, is the family's doc. Any other top-level form (a
 `relation`, a `function`) is a declaration the family's rules need, parsed before them.
@@ -32,7 +32,7 @@ from eqsat_uopc.rules.sexpr import EGG_TOKEN, Str, read_sexprs, show
 __all__ = ["Family", "load_family", "parse_family", "read_rules"]
 
 _VALUED = (":name", ":semantics", ":guard", ":exact", ":covered-by")
-_FLAGS = (":subsume", ":maintained")
+_FLAGS = (":subsume", ":maintained", ":wrap-only")
 
 
 @dataclass(frozen=True)
@@ -180,6 +180,7 @@ def _rule(form: _Form, where: str, default_name: str) -> Rule:
         "exact": opts.get(":exact"),
         "covered_by": None if ":covered-by" not in opts else str(opts[":covered-by"]),
         "maintained": opts.get(":maintained", False),
+        "wrap_only": opts.get(":wrap-only", False),
         "where": where,
     }
     if head == "rule":

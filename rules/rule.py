@@ -8,7 +8,12 @@ and the integer semantics it is sound under (docs/DESIGN.md, "Integer semantics"
   "no_overflow"  sound when no intermediate int32 result leaves the int32 range.
 
 What a saturation runs is one *form* of the rule per `int_semantics`, generated from that
-declaration (FORM_KINDS, the one table every reader of rules uses):
+declaration (FORM_KINDS, the one table every reader of rules uses), and a form is proved for the
+e-graph of every `int_semantics` that runs it: under "wrap" for every int32 value with wraparound,
+under "no_overflow" over the mathematical integers. An e-graph saturated under "no_overflow" holds
+terms the program does not have (x*c + y*c beside (x + y)*c), whose exact values may leave int32
+where the program's do not; its e-classes agree over the integers, and a rule that holds only where
+no intermediate leaves int32 would let one of its members stand for what it is not:
 
   a wrap rule                    runs as declared ("wrap") under both semantics;
   a no_overflow rule             runs as declared ("noovf") under "no_overflow", and, when it has a
@@ -17,10 +22,13 @@ declaration (FORM_KINDS, the one table every reader of rules uses):
                                  under wraparound) under "wrap";
   a wrap rule with :exact        computes a new constant: under "wrap" wrapped to int32
                                  ("wraponly"), under "no_overflow" only where the exact value is an
-                                 int32 ("exact"): a wrapped constant would bring overflow into a term
-                                 that had none, and the no_overflow rules would derive nonsense from it;
+                                 int32 ("exact"): a wrapped constant is not the integer the
+                                 e-graph's terms compute;
   a wrap rule with :covered-by   runs under "wrap" only ("wrapcase"): under "no_overflow" the
-                                 no_overflow rule it names finds the same matches.
+                                 no_overflow rule it names finds the same matches;
+  a wrap rule with :wrap-only    runs under "wrap" only ("wrapcase"): what it claims holds of int32
+                                 values, not of every integer a no_overflow e-class may hold (every
+                                 i32 sum lies in [MIN, MAX]).
 
 Rules computed in Python (the folding step, evaluation, the piecewise-linear comparisons) are
 values too (kind "python", python_rules.py): they have no egglog form, and run under the semantics
@@ -39,6 +47,7 @@ from eqsat_uopc.semantics.int_semantics import INT_SEMANTICS
 __all__ = [
     "FORM_KINDS",
     "MAINTAINED",
+    "PROVED_IN",
     "DeclarationError",
     "FormKind",
     "Rule",
@@ -61,40 +70,50 @@ class DeclarationError(ValueError):
     """A rule or family declaration that is not well formed (the message says where and why)."""
 
 
+# what a form run under each int_semantics is proved in: the values of that semantics' e-graph
+PROVED_IN: dict[str, str] = {"wrap": "int32 wraparound", "no_overflow": "the integers"}
+
+
 @dataclass(frozen=True)
 class FormKind:
-    """One egglog form a declaration generates: what it is proved sound under and which
-    `int_semantics` settings run it."""
+    """One egglog form a declaration generates: which `int_semantics` settings run it. It is
+    proved for each of them (`proved_under`), in the values of that semantics' e-graph (PROVED_IN)."""
 
     name: str
-    proved_under: str
     runs_under: tuple[str, ...]
     meaning: str
 
+    @property
+    def proved_under(self) -> tuple[str, ...]:
+        """The semantics this form is proved for: every one that runs it."""
+        return self.runs_under
+
 
 FORM_KINDS: tuple[FormKind, ...] = (
-    FormKind("wrap", "wrap", INT_SEMANTICS, "a wrap rule as declared: sound for every int32 input"),
+    FormKind(
+        "wrap",
+        INT_SEMANTICS,
+        "a wrap rule as declared: sound for every int32 input under wraparound and over the integers",
+    ),
     FormKind(
         "guarded",
-        "wrap",
         ("wrap",),
         "a no_overflow rule with its :guard added to the query (the interval analysis proves that "
         "nothing wraps): sound under wraparound",
     ),
-    FormKind("noovf", "no_overflow", ("no_overflow",), "a no_overflow rule as declared, unguarded"),
-    FormKind("wraponly", "wrap", ("wrap",), "a rule with :exact, its new constant wrapped to int32"),
+    FormKind("noovf", ("no_overflow",), "a no_overflow rule as declared, unguarded"),
+    FormKind("wraponly", ("wrap",), "a rule with :exact, its new constant wrapped to int32"),
     FormKind(
         "exact",
-        "wrap",
         ("no_overflow",),
         "a rule with :exact, firing only where the new constant's exact value is an int32",
     ),
     FormKind(
         "wrapcase",
-        "wrap",
         ("wrap",),
         "a wrap rule :covered-by a no_overflow rule of its family, which finds the same matches "
-        "under no_overflow",
+        "(or more) under no_overflow, or declared :wrap-only (it holds of int32 values, not of every "
+        "integer)",
     ),
 )
 _FORM_KIND = {k.name: k for k in FORM_KINDS}
@@ -145,6 +164,7 @@ class Rule:
     guard: tuple[Any, ...] | None = None  # no_overflow: the atoms that prove nothing wraps
     exact: tuple[Any, ...] | None = None  # wrap: the atoms binding a new constant and checking it
     covered_by: str | None = None  # wrap: the no_overflow rule that covers it under no_overflow
+    wrap_only: bool = False  # wrap: holds of int32 values only, so "no_overflow" does not run it
     maintained: bool = False  # a rule of the bookkeeping ruleset (MAINTAINED)
     where: str = ""  # "rules/divmod.egg:42", or the module implementing a Python rule
 
@@ -172,13 +192,14 @@ class Rule:
             raise fail(f"{self.name}: :subsume is a rewrite's flag")
         options = [o for o, v in ((":guard", self.guard), (":exact", self.exact)) if v is not None]
         options += [":covered-by"] * (self.covered_by is not None) + [":maintained"] * self.maintained
+        options += [":wrap-only"] * self.wrap_only
         if len(options) > 1:
             raise fail(f"{self.name}: {' and '.join(options)} do not go together")
         if options and self.kind not in ("rewrite", "rule"):
             raise fail(f"{self.name}: {options[0]} needs a rewrite or a rule, not a {self.kind}")
         if self.guard is not None and self.semantics != "no_overflow":
             raise fail(f"{self.name}: a :guard proves a no_overflow rule's precondition (declare it so)")
-        if (self.exact is not None or self.covered_by is not None or self.maintained) and (
+        if (self.exact is not None or self.covered_by is not None or self.maintained or self.wrap_only) and (
             self.semantics != "wrap"
         ):
             raise fail(f"{self.name}: {options[0]} is for a wrap rule")
@@ -230,7 +251,7 @@ class Rule:
             return ("guarded", "noovf") if self.guard is not None else ("noovf",)
         if self.exact is not None:
             return ("wraponly", "exact")
-        return ("wrapcase",) if self.covered_by is not None else ("wrap",)
+        return ("wrapcase",) if self.covered_by is not None or self.wrap_only else ("wrap",)
 
     def form_for(self, int_semantics: str) -> str | None:
         """The kind of form a saturation under int_semantics runs (None: it does not run this rule)."""

@@ -203,7 +203,7 @@ def test_optimize_names_the_rules_a_run_held_back_for_the_budget(tmp_path, capsy
     assert main(["optimize", str(path), "--int-semantics", "no_overflow"]) == 0
     line = capsys.readouterr().out.splitlines()[-1]
     assert line.startswith(
-        "# saturation: node_budget after 10 iterations, holding back comm_assoc/mul-assoc "
+        "# saturation: node_budget after 5 iterations, holding back comm_assoc/mul-assoc "
         "(53,072 matches forecast); "
     )
     report = SaturationReport("default", "wrap", 100, 30, 5.0)

@@ -151,7 +151,7 @@ def test_an_undone_iteration_leaves_exactly_the_e_graph_of_the_kept_ones(monkeyp
 
     p = caviar_dev()[154].program
     settings = dict(int_semantics="no_overflow", node_budget=10_000)
-    kept = saturate(p, int_semantics="no_overflow", iter_limit=7, node_budget=10**6)
+    kept = saturate(p, int_semantics="no_overflow", iter_limit=8, node_budget=10**6)
     # the forecast would hold back the rules that overshoot here (a replay of held rules: below)
     monkeypatch.setattr(BackoffScheduler, "hold_back", lambda self, room, size: None)
     rollbacks = []
@@ -162,9 +162,9 @@ def test_an_undone_iteration_leaves_exactly_the_e_graph_of_the_kept_ones(monkeyp
     replayed = saturate(p, **settings)
     assert len(rollbacks) == 1
     for s in (popped, replayed):
-        assert (s.report.stop_reason, s.report.iterations, s.report.overshoot) == ("node_budget", 7, 12_926)
-        assert s.report.enodes == kept.report.enodes == [110, 256, 451, 710, 948, 1_130, 1_555, 3_641]
-        assert s.egraph.num_enodes == kept.egraph.num_enodes == 3_271
+        assert (s.report.stop_reason, s.report.iterations, s.report.overshoot) == ("node_budget", 8, 11_047)
+        assert s.report.enodes == kept.report.enodes == [102, 231, 408, 690, 919, 1_061, 1_295, 2_007, 4_756]
+        assert s.egraph.num_enodes == kept.egraph.num_enodes == 4_306
         assert s.extract().program is kept.extract().program
 
 
@@ -256,7 +256,7 @@ def test_the_forecast_of_a_rule_grows_with_the_e_graph(monkeypatch):
     assert (report.stop_reason, report.rolled_back, report.iterations, report.enodes[-1]) == (
         "node_budget",
         False,
-        10,
+        5,
         1_523,
     )
     mul_assoc = [u for u in runner.scheduler.units if u.name == "comm_assoc/mul-assoc"]
@@ -284,7 +284,7 @@ def test_a_replay_holds_back_what_the_run_held_back(monkeypatch):
     import eqsat_uopc.saturation.runner as runner
     from eqsat_uopc.saturation.engine import Engine
 
-    p = caviar_dev()[3].program
+    p = caviar_dev()[62].program  # [3] until the intervals were computed over the integers
     rollbacks = []
     monkeypatch.setattr(runner, "_CHECKPOINT_AFTER_SECONDS", 0.0)
     monkeypatch.setattr(Engine, "rollback", lambda self, f=Engine.rollback: rollbacks.append(f(self)))
@@ -296,8 +296,8 @@ def test_a_replay_holds_back_what_the_run_held_back(monkeypatch):
     replayed = replay_run.run()
     assert len(rollbacks) == 1
     for r, s in ((pop_run, popped), (replay_run, replayed)):
-        assert (s.report.rolled_back, s.report.iterations, s.report.enodes[-1]) == (True, 6, 1_365)
-        assert any(u.held for u in r.scheduler.units) and s.egraph.num_enodes == 1_012
+        assert (s.report.rolled_back, s.report.iterations, s.report.enodes[-1]) == (True, 5, 1_564)
+        assert any(u.held for u in r.scheduler.units) and s.egraph.num_enodes == 1_507
     assert popped.extract().program is replayed.extract().program
 
 

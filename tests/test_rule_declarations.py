@@ -120,6 +120,17 @@ def test_forms_are_generated_from_one_declaration():
     )
     with pytest.raises(KeyError, match=r"divisibility/add-pow2 has no 'guarded' form \(it has: wrapcase\)"):
         pow2.form("guarded", "u0")
+    # a claim true of int32 values only: "wrap" runs it as declared, "no_overflow" does not run it
+    full = FAMILIES["intervals"].rule("intervals/full-add")
+    assert (full.forms(), full.runs_under("wrap"), full.runs_under("no_overflow")) == (
+        ("wrapcase",),
+        True,
+        False,
+    )
+    assert full.text("wrapcase", "u3") == (
+        '(rule ((= e (Add "i32" a b))) ((set (lo e) -2147483648) (set (hi e) 2147483647)) '
+        ':ruleset u3 :name "intervals/full-add")'
+    )
     view = FAMILIES["digits"].rule("digits/view-mod")
     text, units = egglog_program(rule_set("default"), "no_overflow")
     assert view.text("wrap", "bookkeeping") in text.splitlines()  # maintained: in no unit
@@ -184,7 +195,7 @@ def test_rule_sets_compose_and_refuse_what_they_cannot_hold():
         (
             '; x\n(rewrite x x :name "t/a" :when ((= x 1)))',
             "<family t>:2: unknown option :when (known: :name, :semantics, :guard, :exact, :covered-by, "
-            ":subsume, :maintained)",
+            ":subsume, :maintained, :wrap-only)",
         ),
         (
             '; x\n(rewrite x x :name "t/a" :semantics modular)',
@@ -201,6 +212,14 @@ def test_rule_sets_compose_and_refuse_what_they_cannot_hold():
         (
             '; x\n(rewrite x x :name "t/a" :covered-by "t/b")',
             "<family t>:2: t/a is :covered-by 't/b', which must be a no_overflow rule of family 't'",
+        ),
+        (
+            '; x\n(rewrite x x :name "t/a" :semantics no_overflow :wrap-only)',
+            "<family t>:2: t/a: :wrap-only is for a wrap rule",
+        ),
+        (
+            '; x\n(rewrite x x :name "t/a" :wrap-only :covered-by "t/b")',
+            "<family t>:2: t/a: :covered-by and :wrap-only do not go together",
         ),
         (
             '; x\n(rewrite x x :name "t/a")\n; y\n(rewrite y y :name "t/a")',

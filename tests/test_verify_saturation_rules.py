@@ -2,7 +2,7 @@
 it symbolically, proved on random constants) under its declared semantics; unsound rules refuted."""
 
 import pytest
-from eqsat_uopc.rules import FAMILIES
+from eqsat_uopc.rules import FAMILIES, form_kind, parse_family
 
 from eqsat_uopc.verify.saturation_rules import (
     egg_rules,
@@ -26,22 +26,28 @@ def reports():
 
 
 def test_every_egg_rule_is_read(reports):
-    """Every form of every egglog rule value is proved: its guarded and unguarded form, its wrapped
-    and exact form, ..., and a birewrite in both directions."""
+    """Every form of every egglog rule value is proved, once for each semantics that runs it: its
+    guarded and unguarded form, its wrapped and exact form, a wrap form under wrap and under
+    no_overflow, ..., and a birewrite in both directions."""
     names = [r.rule for r in reports]
     rules = [rule for f in FAMILIES.values() for rule in f.egg_rules]
-    assert [n for n in names if not n.endswith(" (reversed)")] == [r.name for r in rules for _ in r.forms()]
+    proofs = [(r.name, k) for r in rules for k in r.forms() for _ in form_kind(k).proved_under]
+    assert [n for n in names if not n.endswith(" (reversed)")] == [n for n, _ in proofs]
     assert [n.removesuffix(" (reversed)") for n in names if n.endswith(" (reversed)")] == [
-        r.name for r in rules if r.kind == "birewrite"
+        r.name for r in rules if r.kind == "birewrite" for _ in form_kind(r.forms()[0]).proved_under
     ]
     assert [(r.rule, r.form, r.int_semantics) for r in reports if r.rule.startswith("fold/add")] == [
         ("fold/add", "wraponly", "wrap"),
-        ("fold/add", "exact", "wrap"),
+        ("fold/add", "exact", "no_overflow"),
         ("fold/add-bool", "wrap", "wrap"),
+        ("fold/add-bool", "wrap", "no_overflow"),
     ]
-    # as many proofs as before the rules were values (443), and distribution/factor-constant's, and
-    # the four recombinations with a variable divisor, and divmod/div-div-negative
-    assert len(reports) == 449
+    # 449 forms (443 before the rules were values, distribution/factor-constant's, the four
+    # recombinations with a variable divisor and divmod/div-div-negative), each proved for every
+    # semantics that runs it: the 272 wrap forms (the 282 of then, less the 10 intervals/full-*
+    # claims now :wrap-only) a second time, over the integers (no_overflow)
+    assert sum(r.form == "wrap" for r in reports) == 2 * 272
+    assert len(reports) == 449 + 272
 
 
 def test_no_egg_rule_is_unsound_and_every_int_rule_is_checked(reports):
@@ -75,12 +81,13 @@ def test_declared_semantics_come_from_the_declaration(reports):
     by = {(r.rule, r.form): r.int_semantics for r in reports}
     assert by[("comparisons/lt-add-const", "guarded")] == "wrap"
     assert by[("comparisons/lt-add-const", "noovf")] == "no_overflow"
-    assert by[("intervals/add-clamped", "noovf")] == "no_overflow"
-    assert ("intervals/add-clamped", "guarded") not in by  # no guard: "wrap" does not run it
+    assert by[("intervals/add-unbounded", "noovf")] == "no_overflow"
+    assert ("intervals/add-unbounded", "guarded") not in by  # no guard: "wrap" does not run it
 
 
 def _one(text):
-    [rule] = parse_egg_rules(text)
+    """The one rule of text, as proved under wrap (a wrap form is also proved under no_overflow)."""
+    [rule] = [r for r in parse_egg_rules(text) if r.form != "wrap" or r.int_semantics == "wrap"]
     return rule
 
 
@@ -96,6 +103,86 @@ def test_an_unguarded_no_overflow_rule_declared_wrap_is_refuted():
     assert (wrapped < b) != (x < b - a)
     noovf = verify_egg_rule(rule.__class__(rule.name, "noovf", "no_overflow", rule.query, rule.actions))
     assert noovf.status == "proved"
+
+
+def _forms(text):
+    """(form, int_semantics, status, counterexample) of every proof of the one rule of a family text."""
+    [rule] = parse_family("t", text).egg_rules
+    return [
+        (v.form, v.int_semantics, v.status, v.counterexample)
+        for v in (verify_egg_rule(e, rlimit=1_000_000, instances=6) for e in egg_rules(rule))
+    ]
+
+
+def test_an_e_class_under_no_overflow_holds_integers_beyond_int32():
+    """The obligation for a form run under no_overflow is the e-graph's: its e-classes hold integers,
+    and a term the program does not have (x*c + y*c beside (x + y)*c) may leave the int32 range where
+    the program does not. The rules that held only where every intermediate is an int32 (a bound
+    clamped to it, [MIN, MAX] for any i32 sum, a constant built from a bound) are refuted there, with
+    an e-class value outside int32; their fixed declarations are proved."""
+    clamped = (
+        "; a + b is [max(la + lb, MIN), min(ha + hb, MAX)]\n"
+        '(rule ((= e (Add "i32" a b)) (= la (lo a)) (= ha (hi a)) (= lb (lo b)) (= hb (hi b))'
+        " (= l (max (+ la lb) -2147483648)) (= h (min (+ ha hb) 2147483647)) (<= l h))"
+        ' ((set (lo e) l) (set (hi e) h)) :name "t/add-clamped" :semantics no_overflow)'
+    )
+    [(form, sem, status, cex)] = _forms(clamped)
+    assert (form, sem, status) == ("noovf", "no_overflow", "refuted")
+    assert not -(2**31) <= cex["e"] < 2**31 and cex["e"] == cex["a"] + cex["b"]
+    unbounded = clamped.replace("(max (+ la lb) -2147483648)", "(+ la lb)").replace(
+        "(min (+ ha hb) 2147483647)", "(+ ha hb)"
+    )
+    assert [v[:3] for v in _forms(unbounded)] == [("noovf", "no_overflow", "proved")]
+    # every i32 sum is in [MIN, MAX]: true of int32 values (wrap), not of integers (no_overflow)
+    full = (
+        '; a + b is in [MIN, MAX]\n(rule ((= e (Add "i32" a b)))'
+        ' ((set (lo e) -2147483648) (set (hi e) 2147483647)) :name "t/full"'
+    )
+    [wrap, integers] = _forms(full + ")")
+    assert wrap[:3] == ("wrap", "wrap", "proved") and integers[:3] == ("wrap", "no_overflow", "refuted")
+    assert not -(2**31) <= integers[3]["e"] < 2**31
+    assert [v[:3] for v in _forms(full + " :wrap-only)")] == [("wrapcase", "wrap", "proved")]
+    # a constant built from a bound: x - q*c is no int32 for x far above MAX
+    shift = (
+        "; x % c -> x - q * c\n"
+        "(rule ((= e (Mod t x (Int c))) (> c 0) (= l (lo x)) (= h (hi x)) (>= l 0) (= q (/ l c))"
+        ' (= q (/ h c)) (> q 0) (= d (- 0 (* q c)))) ((union e (Add t x (Int d)))) :name "t/mod-shift")'
+    )
+    [wrap, integers] = _forms(shift)  # q * c is non-linear: proved on constant instances ("tested")
+    assert wrap[:3] == ("wrap", "wrap", "tested") and integers[:3] == ("wrap", "no_overflow", "refuted")
+    assert integers[3]["d"] < -(2**31) and integers[3]["x"] > 2**31
+    fixed = shift.replace("(= d (- 0 (* q c))))", "(= d (- 0 (* q c))) (>= d -2147483648))")
+    assert [v[:3] for v in _forms(fixed)] == [("wrap", "wrap", "tested"), ("wrap", "no_overflow", "tested")]
+
+
+def test_the_bundled_fixes_are_proved_over_the_integers():
+    """The declarations the integers' obligation made change: each proved for the e-graph it runs in."""
+    names = (
+        "intervals/add-unbounded",
+        "intervals/mul-unbounded",
+        "intervals/pinned",
+        "intervals/full-add",
+        "divmod/mod-shift",
+        "divmod/div-sum-term-residue",
+        "divmod/div-term-residue",
+    )
+    got = {}
+    for name in names:
+        for e in egg_rules(FAMILIES[name.split("/")[0]].rule(name)):
+            got[(name, e.form, e.int_semantics)] = verify_egg_rule(e, rlimit=1_000_000, instances=6).status
+    assert got == {
+        ("intervals/add-unbounded", "noovf", "no_overflow"): "proved",
+        ("intervals/mul-unbounded", "noovf", "no_overflow"): "proved",
+        ("intervals/pinned", "wrap", "wrap"): "proved",
+        ("intervals/pinned", "wrap", "no_overflow"): "proved",
+        ("intervals/full-add", "wrapcase", "wrap"): "proved",
+        ("divmod/mod-shift", "wrap", "wrap"): "tested",  # q * c: non-linear, on constant instances
+        ("divmod/mod-shift", "wrap", "no_overflow"): "tested",
+        ("divmod/div-sum-term-residue", "guarded", "wrap"): "proved",
+        ("divmod/div-sum-term-residue", "noovf", "no_overflow"): "proved",
+        ("divmod/div-term-residue", "guarded", "wrap"): "proved",
+        ("divmod/div-term-residue", "noovf", "no_overflow"): "proved",
+    }
 
 
 def test_the_chapters_unguarded_mod_div_is_refuted():
@@ -172,8 +259,8 @@ def test_bitwise_and_of_i64_primitives_is_encoded():
     wrong = verify_egg_rule(_one(low))
     assert wrong.status == "refuted" and wrong.counterexample["k"] % 8 >= 4
     # a question built from d & -d claims nothing: proved
-    [ask] = [r for r in verify_saturation_rules(["offsets"]) if r.rule == "offsets/ask-div-residue"]
-    assert ask.status == "proved"
+    asks = [r for r in verify_saturation_rules(["offsets"]) if r.rule == "offsets/ask-div-residue"]
+    assert [(a.int_semantics, a.status) for a in asks] == [("wrap", "proved"), ("no_overflow", "proved")]
 
 
 def test_a_fact_about_a_term_the_action_builds_is_a_claim():

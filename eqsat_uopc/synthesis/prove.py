@@ -3,7 +3,8 @@
 A candidate is written as the egglog rule it would become and handed to
 `eqsat_uopc.verify.verify_egg_rule`, the z3 check `verify_saturation_rules` runs on rules/*.egg:
 so a rule kept here is, by construction, a rule the suite's verification accepts, under the
-semantics it declares. First as a `wrap` rule (sound for every int32 input under wraparound);
+semantics it declares. First as a `wrap` rule (sound for every int32 input under wraparound, and
+over the integers, the values of the no_overflow e-graph it also runs in);
 failing that, as a `no_overflow` rule (its unguarded form) together with its guarded form (checked
 under wrap): a synthesized no_overflow rule must have a guard that `int_semantics="wrap"` can run,
 so one without a provable guard is dropped.
@@ -35,15 +36,19 @@ class Verdict:
 
 
 def _status(text: str, form: str) -> tuple[str, str]:
-    """The verifier's status of the given form (rules.FORM_KINDS) of the one rule text declares."""
+    """The verifier's status of the given form (rules.FORM_KINDS) of the one rule text declares: a
+    form run under both semantics (a wrap rule's) is proved for each, and the first that is not
+    proved is the answer."""
     [rule] = read_rules(text)
-    [check] = [e for e in egg_rules(rule) if e.form == form]
-    report = verify_egg_rule(check, rlimit=RLIMIT, instances=0)
-    detail = report.status
-    if report.counterexample is not None:
-        detail += f" at {report.counterexample}"
-    elif report.reason:
-        detail += f" ({report.reason})"
+    for check in (e for e in egg_rules(rule) if e.form == form):
+        report = verify_egg_rule(check, rlimit=RLIMIT, instances=0)
+        detail = report.status
+        if report.counterexample is not None:
+            detail += f" at {report.counterexample}"
+        elif report.reason:
+            detail += f" ({report.reason})"
+        if report.status != "proved":
+            break
     return report.status, detail
 
 

@@ -117,7 +117,10 @@ class Encoder:
         self.fixed = fixed or {}
         self.lhs_constants: list[str] = []  # the i32 constants the query matches, in order
         self.used = 0
-        self.domain = Z3Domain(rule.int_semantics, "int")
+        # the semantics of the e-graph the form runs in: under "no_overflow" the mathematical
+        # integers (saturation_rules.py), where an e-class's value may leave the int32 range
+        self.integers = rule.int_semantics == "no_overflow"
+        self.domain = Z3Domain("integers" if self.integers else rule.int_semantics, "int")
         self.type_vars: dict[str, str] = {}
         self.terms: dict[str, tuple[Any, Any, str]] = {}  # term variable -> (value, defined, type)
         self.prims: dict[str, Any] = {}
@@ -158,22 +161,28 @@ class Encoder:
         return None
 
     # -- variables
-    def new_term(self, name: str, typ: str, may_be_undefined: bool = True) -> tuple[Any, Any, str]:
+    def new_term(
+        self, name: str, typ: str, may_be_undefined: bool = True, int32: bool = False
+    ) -> tuple[Any, Any, str]:
+        """A term variable: an e-class's value. Under wraparound an i32 value is an int32; in the
+        integers only an input (int32=True: a PARAM) is, any other e-class may hold a term whose
+        exact value leaves the range."""
         if typ == "bool":
             v = z3.Bool(name)
         else:
             v = z3.Int(name)
             if typ == "i32":
-                self.hyps.append(z3.And(v >= I32_MIN, v <= I32_MAX))
+                if int32 or not self.integers:
+                    self.hyps.append(z3.And(v >= I32_MIN, v <= I32_MAX))
             else:  # an f32 value: kept only to type-check the rest; the assignment is not proved
                 self.has_f32 = True
         d = z3.Bool(f"defined {name}") if may_be_undefined else True
         self.terms[name] = (v, d, typ)
         return self.terms[name]
 
-    def opaque(self, typ: str) -> tuple[Any, Any]:
+    def opaque(self, typ: str, int32: bool = False) -> tuple[Any, Any]:
         self.fresh += 1
-        v, d, _ = self.new_term(f"$opaque{self.fresh}", typ)
+        v, d, _ = self.new_term(f"$opaque{self.fresh}", typ, int32=int32)
         return v, d
 
     # -- terms
@@ -240,12 +249,14 @@ class Encoder:
         if head == "Range" and lhs:
             self._expect(typ, "i32")
             n = self.term(t[2], "i32", lhs)
-            v, _ = self.opaque("i32")
+            v, _ = self.opaque("i32", int32=True)  # a loop variable: an int32 below its extent
             self.hyps.append(z3.Implies(as_bool(n[1]), z3.And(v >= 0, v < n[0])))
             return v, n[1], typ
         if head in _OPAQUE and lhs:
             v, defined = (
-                self.opaque(typ) if head != "Param" else self.new_term(f"$param{self.fresh}", typ, False)[:2]
+                self.opaque(typ)
+                if head != "Param"
+                else self.new_term(f"$param{self.fresh}", typ, False, int32=True)[:2]
             )
             self.fresh += 1
             return v, defined, typ

@@ -2,9 +2,9 @@
 
 `egg_rules(rule)` gives one `EggRule` per form the declaration generates (`eqsat_uopc.rules.Rule.forms`:
 the guarded and the unguarded form of a no_overflow rule, the wrapped and the exact form of a rule
-with a new constant, ...), each to be proved under what its form kind says
-(`eqsat_uopc.rules.form_kind(kind).proved_under`: a guarded form under wrap, an unguarded
-no_overflow form under no_overflow), and two per birewrite (the second named "<name> (reversed)").
+with a new constant, ...) and per semantics that runs it (`eqsat_uopc.rules.form_kind(kind).proved_under`:
+a guarded form under wrap, an unguarded no_overflow form under no_overflow, a wrap form under both),
+and two per birewrite (the second named "<name> (reversed)").
 A rewrite is read as the rule `((= $e LHS)) ((union $e RHS))`. `parse_egg_rules(text)` does the
 same for the rule declarations of a text (`eqsat_uopc.rules.read_rules`).
 """
@@ -25,7 +25,7 @@ class EggRule:
 
     name: str
     form: str  # the form kind (rules.FORM_KINDS): "wrap", "guarded", "noovf", ...
-    int_semantics: str  # what it is proved under
+    int_semantics: str  # the e-graph proved for: "wrap" (int32 wraparound), "no_overflow" (the integers)
     query: tuple[Any, ...]
     actions: tuple[Any, ...]
 
@@ -36,20 +36,23 @@ class EggRule:
 
 
 def egg_rules(rule: Rule) -> list[EggRule]:
-    """The forms of rule to prove, each under its form kind's semantics (none for a Python rule)."""
+    """The forms of rule to prove, each once for every semantics that runs it (a wrap form twice:
+    under wrap and under no_overflow); none for a Python rule."""
     out = []
     for kind in rule.forms():
-        sem = form_kind(kind).proved_under
         form = thaw(rule.form(kind, kind))
-        if form[0] == "rule":
-            out.append(EggRule(rule.name, kind, sem, tuple(form[1]), tuple(form[2])))
-            continue
-        lhs, rhs = form[1], form[2]
-        out.append(EggRule(rule.name, kind, sem, (["=", "$e", lhs],), (["union", "$e", rhs],)))
-        if form[0] == "birewrite":
-            out.append(
-                EggRule(f"{rule.name} (reversed)", kind, sem, (["=", "$e", rhs],), (["union", "$e", lhs],))
-            )
+        for sem in form_kind(kind).proved_under:
+            if form[0] == "rule":
+                out.append(EggRule(rule.name, kind, sem, tuple(form[1]), tuple(form[2])))
+                continue
+            lhs, rhs = form[1], form[2]
+            out.append(EggRule(rule.name, kind, sem, (["=", "$e", lhs],), (["union", "$e", rhs],)))
+            if form[0] == "birewrite":
+                out.append(
+                    EggRule(
+                        f"{rule.name} (reversed)", kind, sem, (["=", "$e", rhs],), (["union", "$e", lhs],)
+                    )
+                )
     return out
 
 

@@ -11,6 +11,12 @@
   ("int", the default), or as 32-bit bit-vectors whose ADD and MUL are defined only where z3's
   signed no-overflow and no-underflow predicates hold ("bv": where they hold, the 32-bit result is
   the exact one). Both encodings are exact; which one z3 decides faster depends on the program.
+- "integers": an i32 is a mathematical integer and nothing overflows: ADD, MUL and FLOORDIV are
+  exact and defined at every value (only a division by zero is undefined); PARAMs and RANGEs still
+  lie in the int32 range. This is what an e-graph saturated under "no_overflow" means (docs/DESIGN.md,
+  "Integer semantics"): its rules build terms the program does not have, whose exact values may
+  leave the int32 range, and a rule run there must hold for them too (verify/saturation_rules.py).
+  Encoded as integers only ("int").
 
 A bool is a z3 Bool; on bools ADD is or, MUL is and, MAX is or, CMPLT is `not a and b` (exec_alu
 computes them in Python ints and truncates to bool).
@@ -41,9 +47,11 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.interpret import Elem
 
-__all__ = ["ENCODINGS", "NotEncodable", "Z3Domain", "conjunction", "own_z3_context"]
+__all__ = ["DOMAIN_SEMANTICS", "ENCODINGS", "NotEncodable", "Z3Domain", "conjunction", "own_z3_context"]
 
 ENCODINGS = ("bv", "int")
+# what a Z3Domain's i32 values are: the two int semantics, and the mathematical integers
+DOMAIN_SEMANTICS = ("wrap", "no_overflow", "integers")
 
 
 class NotEncodable(Exception):
@@ -95,18 +103,21 @@ class Z3Domain:
     def __init__(
         self, int_semantics: str, encoding: str | None = None, ctx: z3.Context | None = None
     ) -> None:
-        if int_semantics not in ("wrap", "no_overflow"):
-            raise ValueError(f"int_semantics must be 'wrap' or 'no_overflow', got {int_semantics!r}")
+        if int_semantics not in DOMAIN_SEMANTICS:
+            raise ValueError(
+                f"int_semantics must be 'wrap', 'no_overflow' or 'integers', got {int_semantics!r}"
+            )
         if encoding is None:
             encoding = "bv" if int_semantics == "wrap" else "int"
-        if encoding not in ENCODINGS:
-            raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
+        if encoding not in ENCODINGS or (int_semantics == "integers" and encoding != "int"):
+            raise ValueError(f"encoding must be one of {ENCODINGS} ('int' for integers), got {encoding!r}")
         self.encoding = encoding
         # self.wrap: i32 values are bit-vectors; self.wrap_int: integers in range, ADD/MUL wrapped;
         # self.checked: an i32 ADD or MUL is undefined where its exact result leaves int32 (no_overflow)
         self.wrap = encoding == "bv"
         self.wrap_int = int_semantics == "wrap" and encoding == "int"
         self.checked = int_semantics == "no_overflow"
+        self.exact = int_semantics == "integers"  # nothing overflows: no intermediate is undefined
         self.ctx = ctx
         self.hypotheses: list[z3.BoolRef] = []
         self.params: dict[int, tuple[UOp, list[Any]]] = {}  # slot -> (PARAM node, element variables)
@@ -236,6 +247,8 @@ class Z3Domain:
             q, r = self._floor_divmod(a, b)
             if op is Ops.FLOORMOD:
                 return (r, conjunction([defined, b != 0]))
+            if self.exact:  # INT_MIN // -1 is 2**31, an integer like any other
+                return (q, conjunction([defined, b != 0]))
             return (q, conjunction([defined, b != 0, z3.Not(z3.And(a == I32_MIN, b == -1))]))
         raise NotEncodable(f"{op.name} is not an int/bool op")  # pragma: no cover
 
