@@ -168,6 +168,7 @@ def test_every_option_of_every_subcommand_shows_its_default_in_help():
         "capture-tinygrad",
         "synthesize",
         "fuzz-tinygrad",
+        "fuzz-soundness",
         "calibrate",
     }
     silent = []
