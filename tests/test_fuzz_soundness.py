@@ -419,30 +419,12 @@ def test_fuzz_soundness_command_refuses_an_output_file_in_a_missing_directory(mo
 # ---------------------------------------------------------------------------
 # the regression corpus: every case runs, with optimize's result check off
 
-# the cases that fail today, all under no_overflow (issue 37), all one known limit (docs/DESIGN.md,
-# "Known limits": no_overflow results equal the input over the integers): the extracted program
-# computes the input's value over the integers, but one of its own intermediates leaves int32 where
-# none of the input's does, from distributing a constant over a sum (-1 * (1 + p0) -> p0*-1 + -1 at
-# p0 = -2**31; 2 * (2 - p0) -> p0*-2 + 4), reassociating a sum (p0 + (p0 - 1) -> (p0 + p0) - 1 at
-# p0 = 2**30; (p0 + p1) + 1 + 1 -> p0 + (p1 + 2)), negating both sides of a comparison (-p0 + -p1 != 0
-# -> p0 + p1 != 0) or moving its offset (0 < r + (p0 - 1) -> 1 < r + p0). Every rule is proved over
-# the integers; extraction does not look at intermediates. A fixed case must leave this set, and a
-# case outside it must pass.
-KNOWN_UNSOUND: set[str] = {
-    "soundness/cmp-decided/0-1472/no_overflow~2",
-    "soundness/cmp-lone-division/0-740/no_overflow~2",
-    "soundness/cmp-scaled/1-93/no_overflow",
-    "soundness/cmp-simplex/0-3/no_overflow",
-    "soundness/divmod-gcd/0-565/no_overflow~2",
-    "soundness/divmod-merged-division/0-1443/no_overflow~2",
-    "soundness/divmod-nest-by-factor/0-888/no_overflow~2",
-    "soundness/divmod-nest-by-factor/1-106/no_overflow",
-    "soundness/generic-index/0-1143/no_overflow",
-    "soundness/sum-like-terms/0-594/no_overflow",
-    "soundness/sum-recombine-full/0-1653/no_overflow",
-    "soundness/sum-recombine-full/0-411/no_overflow",
-    "soundness/sum-recombine-offset/0-459/no_overflow",
-}
+# the cases that fail today: none. The last 13 (all under no_overflow) were results whose own
+# intermediates left int32 where none of the input's did (distributing a constant over a sum,
+# -1 * (1 + p0) -> p0*-1 + -1 at p0 = -2**31; reassociating a sum, p0 + (p0 - 1) -> (p0 + p0) - 1 at
+# p0 = 2**30; negating both sides of a comparison), which extraction under no_overflow no longer
+# chooses (saturation/admissible.py). A case that fails must be fixed, or listed here with why.
+KNOWN_UNSOUND: set[str] = set()
 
 CASES = load_cases()
 
