@@ -162,6 +162,7 @@ def test_every_option_of_every_subcommand_shows_its_default_in_help():
     assert set(sub.choices) == {
         "run",
         "optimize",
+        "explain",
         "show",
         "compare",
         "verify-rules",
@@ -169,6 +170,7 @@ def test_every_option_of_every_subcommand_shows_its_default_in_help():
         "capture-tinygrad",
         "synthesize",
         "fuzz-tinygrad",
+        "fuzz-soundness",
         "calibrate",
     }
     silent = []

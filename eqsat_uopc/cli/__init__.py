@@ -14,9 +14,9 @@ A failure is a user's when its exception is a UserError (eqsat_uopc.errors) or a
 file; anything else is a bug, never dressed up as bad input.
 
 The command's parts: common.py (what every subcommand shares), one module per subcommand (run.py,
-optimize.py, show.py, compare.py, verify_rules.py, calibrate.py, render_c.py, capture.py, synthesize.py,
-fuzz.py; rule_files.py is `--rules` with family files),
-each with `add_parsers(sub)`; this module assembles the parser and runs a command.
+optimize.py, explain.py, show.py, compare.py, verify_rules.py, calibrate.py, render_c.py, capture.py,
+synthesize.py, fuzz.py, fuzz_soundness.py; rule_files.py is `--rules` with family files), each with
+`add_parsers(sub)`; this module assembles the parser and runs a command.
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ from eqsat_uopc.cli import (
     calibrate,
     capture,
     compare,
+    explain,
     fuzz,
+    fuzz_soundness,
     optimize,
     render_c,
     run,
@@ -50,7 +52,20 @@ BUG_REPORT = (
     "with the command line, the files it names and the traceback above (docs/cli.md, 'Reporting a bug')"
 )
 # the subcommands, in the order `eqsat-uopc --help` lists them
-_SUBCOMMANDS = (run, optimize, show, compare, verify_rules, calibrate, render_c, capture, synthesize, fuzz)
+_SUBCOMMANDS = (
+    run,
+    optimize,
+    explain,
+    show,
+    compare,
+    verify_rules,
+    calibrate,
+    render_c,
+    capture,
+    synthesize,
+    fuzz,
+    fuzz_soundness,
+)
 
 
 def _version() -> str:
