@@ -78,16 +78,21 @@ def _pulse_of(k: int, n: int) -> str:
 
 
 def _print_pulse(p: Extraction, which: str) -> None:
-    """One `# saturation` line: a pulse's report and its extraction."""
+    """One `# saturation` line: a pulse's report (why it stopped, which limit, where the time went)
+    and its extraction."""
     r = p.report
     left_out = f"{r.rules_pruned} rules left out (they cannot fire)"
     rules = "decided before any rule ran, no engine" if r.decided_without_engine else left_out
     held = f", {r.held_back_summary()}" if r.held_back else ""
+    limit = r.stop_reason.value not in ("saturated", "constant") and r.stop_detail
+    detail = f"; {r.stop_detail}" if limit else ""
+    hooks = ", ".join(f"{name} {t:.3f} s" for name, t in r.hook_seconds().items())
     print(
-        f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations{held}; "
+        f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations{held}{detail}; "
         f"{rules}; e-nodes per iteration {r.enodes}; "
         f"lowering {r.lower_time:.3f} s, egglog {r.egglog_time:.3f} s, "
-        f"folding {r.fold_time:.3f} s, read-back {r.raise_time:.3f} s; extraction {p.seconds:.3f} s "
+        f"folding {r.fold_time:.3f} s, read-back {r.raise_time:.3f} s, engine {r.engine_time:.3f} s"
+        f"{'; hooks ' + hooks if hooks else ''}; total {r.total_time:.3f} s; extraction {p.seconds:.3f} s "
         f"({p.extractor}, cost {p.cost:g})"
     )
 
