@@ -80,7 +80,12 @@ def phases(result) -> str:
         times = getattr(e.report, "phase_times", None)
         if times is None:  # an older report: its four totals
             r = e.report
-            times = {"lower": r.lower_time, "egglog": r.egglog_time, "read": r.raise_time, "fold": r.fold_time}
+            times = {
+                "lower": r.lower_time,
+                "egglog": r.egglog_time,
+                "read": r.raise_time,
+                "fold": r.fold_time,
+            }
         for k, v in times.items():
             total[k] = total.get(k, 0.0) + v
         total["extract"] = total.get("extract", 0.0) + e.seconds
@@ -99,8 +104,11 @@ def run(family: str, n: int, validate: bool) -> tuple[float, int]:
         r = optimize(p, node_budget=BUDGET_PER_NODE * size, validate=validate)
     except Exception as e:  # a failure is a figure too (RecursionError on a wide STACK, before)
         dt = time.perf_counter() - t
-        print(f"   {family:7s} {size:>8,} nodes  validate {'on ' if validate else 'off'} failed after "
-              f"{dt:.2f} s: {type(e).__name__}: {str(e)[:100]}", flush=True)
+        print(
+            f"   {family:7s} {size:>8,} nodes  validate {'on ' if validate else 'off'} failed after "
+            f"{dt:.2f} s: {type(e).__name__}: {str(e)[:100]}",
+            flush=True,
+        )
         return float("nan"), size
     dt = time.perf_counter() - t
     v = r.validation

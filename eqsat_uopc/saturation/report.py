@@ -146,7 +146,9 @@ class SaturationReport:
     def summary(self) -> str:
         """One line: why the run stopped, its size, and where its time went (the phases add up)."""
         phases = ", ".join(
-            f"{name} {seconds * 1e3:.1f}" for name, seconds in self.phase_times.items() if seconds or name in _ALWAYS
+            f"{name} {seconds * 1e3:.1f}"
+            for name, seconds in self.phase_times.items()
+            if seconds or name in _ALWAYS
         )
         hooks = self.hook_seconds()
         by_hook = "; hooks " + ", ".join(f"{h} {t * 1e3:.1f}" for h, t in hooks.items()) if hooks else ""

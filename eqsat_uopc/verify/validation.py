@@ -68,8 +68,8 @@ from eqsat_uopc.verify.proof import ENCODING_NAMES, check_comparable, format_inp
 __all__ = [
     "CANDIDATE_NAMES",
     "VALIDATION_ENCODING",
-    "VALIDATION_RLIMIT",
     "VALIDATION_MIN_SAMPLES",
+    "VALIDATION_RLIMIT",
     "VALIDATION_SAMPLES",
     "VALIDATION_STATUSES",
     "VALIDATION_WORK",
@@ -283,7 +283,9 @@ def validate(
             )
         detail = f"{check} undecided at rlimit {rlimit:,}: {proof.reason}"
     if samples < requested:
-        detail += f"; {samples} inputs for {nodes:,} nodes (VALIDATION_WORK {VALIDATION_WORK:,} node evaluations)"
+        detail += (
+            f"; {samples} inputs for {nodes:,} nodes (VALIDATION_WORK {VALIDATION_WORK:,} node evaluations)"
+        )
     compared, bad = _evaluator_check(source, result, int_semantics, samples, seed)
     seconds = time.perf_counter() - start
     if bad is not None:

@@ -73,7 +73,7 @@ if TYPE_CHECKING:
 __all__ = ["Additions", "Hook", "RunSetup", "Seeds", "StopRun"]
 
 
-class StopRun(Exception):  # noqa: N818  (a request, not an error: the run stops with its reason)
+class StopRun(Exception):
     """Raised by a hook (in any phase) to stop the run: stop_reason "hook", `reason` in the report."""
 
     def __init__(self, reason: str) -> None:
