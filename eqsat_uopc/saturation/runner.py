@@ -291,11 +291,13 @@ class Runner:
             return
         while True:
             if rep.iterations >= rep.iter_limit:
-                self._stop(StopReason.ITER_LIMIT, f"the limit of {rep.iter_limit} iterations")
+                self._stop(StopReason.ITER_LIMIT, f"iter_limit {rep.iter_limit} reached")
                 return
             elapsed = time.perf_counter() - start
             if elapsed >= rep.time_limit:
-                self._stop(StopReason.TIME_LIMIT, f"{elapsed:.2f} s, the limit {rep.time_limit:g} s")
+                self._stop(
+                    StopReason.TIME_LIMIT, f"time_limit {rep.time_limit:g} s reached ({elapsed:.2f} s)"
+                )
                 return
             if self._hook_stops():
                 return
