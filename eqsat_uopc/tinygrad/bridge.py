@@ -37,6 +37,7 @@ __all__ = [
     "TinygradError",
     "evaluate_tinygrad",
     "from_tinygrad",
+    "is_variable",
     "tinygrad_available",
     "tinygrad_ops",
     "tinygrad_simplify",
@@ -123,7 +124,8 @@ ALU_OP_NAMES = frozenset(_OURS_BY_NAME) | {
 }
 
 
-def _is_variable(u: Any, tops: Any) -> bool:
+def is_variable(u: Any, tops: Any) -> bool:
+    """Is the tinygrad UOp u a bounded variable (`Variable("i", 0, 9)`: a named PARAM with bounds)?"""
     return (
         u.op in (tops.Ops.BUFFER, tops.Ops.PARAM)
         and isinstance(u.arg, tops.ParamArg)
@@ -139,7 +141,7 @@ def _variable_info(u: Any, tops: Any) -> tuple[str, Any, tuple[Any, Any]] | None
         return f"r{u.arg[0]}", u.dtype, (0, u.src[0].vmax - 1)
     if u.op is TOps.SPECIAL:
         return str(u.arg), u.dtype, (0, u.src[0].vmax - 1)
-    if _is_variable(u, tops):
+    if is_variable(u, tops):
         return u.arg.name, u.dtype, tuple(u.arg.vmin_vmax)
     return None
 

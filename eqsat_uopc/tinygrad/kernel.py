@@ -34,7 +34,14 @@ from typing import Any
 
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.tinygrad.bridge import ALU_OP_NAMES, TinygradError, from_tinygrad, tinygrad_ops, to_tinygrad
+from eqsat_uopc.tinygrad.bridge import (
+    ALU_OP_NAMES,
+    TinygradError,
+    from_tinygrad,
+    is_variable,
+    tinygrad_ops,
+    to_tinygrad,
+)
 
 __all__ = ["KernelExpressions", "count_int_ops", "kernel_expressions", "lowered_int_ops"]
 
@@ -96,7 +103,7 @@ def kernel_expressions(sink: Any) -> KernelExpressions:
             pure[n] = False
         elif n.op is TOps.CONST:
             pure[n] = isinstance(n.arg, bool | int)
-        elif n.op in variables or _is_kernel_variable(n, tops):
+        elif n.op in variables or is_variable(n, tops):
             pure[n] = True
             lo, hi = (0, n.src[0].vmax - 1) if n.op in variables else n.arg.vmin_vmax
             add_leaf(n, (max(int(lo), I32_MIN), min(int(hi), I32_MAX)))
@@ -130,15 +137,6 @@ def kernel_expressions(sink: Any) -> KernelExpressions:
         except TinygradError as e:
             skipped.append((r, str(e)))
     return KernelExpressions(tuple(kept), tuple(programs), tuple(leaves), tuple(skipped))
-
-
-def _is_kernel_variable(n: Any, tops: Any) -> bool:
-    return (
-        n.op in (tops.Ops.BUFFER, tops.Ops.PARAM)
-        and isinstance(n.arg, tops.ParamArg)
-        and n.arg.vmin_vmax is not None
-        and n.arg.name is not None
-    )
 
 
 def lowered_int_ops(expressions: Sequence[Any], renderer: Any) -> int:

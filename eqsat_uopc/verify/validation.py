@@ -266,6 +266,7 @@ def validate(
             names=names,
             rlimit=rlimit,
             encodings=(encoding,),
+            quick_first=True,
         )
         check = f"z3, {ENCODING_NAMES[encoding]}"
         if proof.status in ("proved", "vacuous", "refuted"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from eqsat_uopc.rules import FAMILIES, Family
+from eqsat_uopc.rules.python_rules import F64_TO_F32, INLINE_CALL, LITERAL
 from eqsat_uopc.verify.schemas.compare import COMPARE_SCHEMAS
 from eqsat_uopc.verify.schemas.conditions import CONDITION_SCHEMAS
 from eqsat_uopc.verify.schemas.divmod import DIVMOD_SCHEMAS
@@ -86,7 +87,7 @@ def verify_python_rules(
 
 # the Python rules without a schema, and why
 _UNPROVED = {
-    "fold/f64-to-f32": "f32: the constant is truncate(f32, v), exec_alu's own rounding; z3 proves no f32",
-    "evaluate/literal": "evaluation of literals by the greedy `run`, the reference evaluator itself",
-    "evaluate/inline-call": "a substitution (inline_call), the reference evaluator's own CALL semantics",
+    F64_TO_F32.name: "f32: the constant is truncate(f32, v), exec_alu's own rounding; z3 proves no f32",
+    LITERAL.name: "evaluation of literals by the greedy `run`, the reference evaluator itself",
+    INLINE_CALL.name: "a substitution (inline_call), the reference evaluator's own CALL semantics",
 }
