@@ -79,9 +79,31 @@ def test_optimize_prints_the_best_program_and_its_report(capsys):
     assert main(["optimize", str(EXAMPLES / "call_sq.uir")]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "%0 = const 49"
-    assert out[1] == "# cost (dag_size): 1, proved optimal; int semantics wrap"
+    assert out[1] == "# cost (dag_size): 1, proved optimal among the e-graph's terms; int semantics wrap"
     assert re.fullmatch(r"# validated: proved \(z3, bit-vectors, \d+ ms\)", out[2])
     assert out[3].startswith("# saturation: constant after ")
+
+
+DIVVAR = (
+    "%0 = param : slot=0 dtype=i32\n%1 = param : slot=1 dtype=i32\n%2 = floordiv %0, %1\n"
+    "%3 = mul %2, %1\n%4 = floormod %0, %1\n%5 = add %3, %4\n"
+)
+
+
+def test_proved_optimal_is_said_of_the_e_graphs_terms_not_of_every_equivalent_program(tmp_path, capsys):
+    from eqsat_uopc.ir.uir import parse_uir
+    from eqsat_uopc.verify import check_equivalent
+
+    path = tmp_path / "divvar.uir"
+    path.write_text(DIVVAR)
+    assert main(["optimize", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "".join(line + "\n" for line in out[:6]) == DIVVAR  # the input itself, 6 nodes
+    assert out[6] == "# cost (dag_size): 6, proved optimal among the e-graph's terms; int semantics wrap"
+    # x // y * y + x % y is x wherever it is defined (y != 0): one node, not among the e-graph's terms
+    program = parse_uir(DIVVAR)
+    x = program.src[0].src[0].src[0]
+    assert check_equivalent(program, x, int_semantics="wrap", samples=50).status == "proved"
 
 
 def test_optimize_reports_every_pulse(tmp_path, capsys):

@@ -13,7 +13,15 @@ from eqsat_uopc.cli.common import load, need_compiler, program_errors, saturatio
 if TYPE_CHECKING:
     from eqsat_uopc.extract import Extraction
 
-__all__ = ["add_parsers", "latency_table"]
+__all__ = ["OPTIMALITY", "add_parsers", "latency_table"]
+
+# what the cost line says of Extraction.optimal: the extractor's claim is about the terms the
+# e-graph holds, not every equivalent program (one the rules never derived is not among them)
+OPTIMALITY = {
+    True: "proved optimal among the e-graph's terms",
+    False: "not proved optimal among the e-graph's terms (the exact extractor stopped before proving it)",
+    None: "no optimality claim",
+}
 
 
 def _cmd_optimize(args: argparse.Namespace) -> int:
@@ -62,7 +70,7 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
     if measured:
         _print_measured(ext.info["measured"], config.int_semantics)
     else:
-        proof = {True: "proved optimal", False: "not proved optimal", None: "optimality unknown"}[ext.optimal]
+        proof = OPTIMALITY[ext.optimal]
         print(f"# cost ({ext.cost_model}): {ext.cost:g}, {proof}; int semantics {config.int_semantics}")
         if config.cost == "latency":
             print(f"# latency table: {latency_table()}")
