@@ -288,6 +288,48 @@ def test_a_program_whose_evaluation_fails_raises_a_user_error_from_the_api():
         assert isinstance(e.value, IndexError)  # as the chapter's interpreter raises
 
 
+def test_compare_sample_is_seeded_exclusive_with_limit_and_recorded_as_a_setting(tmp_path, capsys):
+    from eqsat_uopc.cli.compare import selected
+
+    lines = caviar_path().read_text().splitlines()[:8]
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("\n".join(lines) + "\n")
+    ids = [json.loads(x)["id"] for x in lines]
+    chosen = [ids[k] for k in selected(8, sample=3, seed=4)]
+    assert len(chosen) == 3 and chosen != ids[:3]
+    out = tmp_path / "rows.jsonl"
+    argv = ["compare", str(corpus), "--sample", "3", "--seed", "4", "--no-verify", "--workers", "1"]
+    assert main([*argv, "--out", str(out), "--json"]) == 0
+    printed = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["key"] for r in printed[:-1]] == chosen
+    assert printed[-1]["summary"]["selection"] == {"how": "sample", "n": 3, "of": 8, "seed": 4}
+    assert json.loads(out.read_text().splitlines()[0])["settings"]["programs"] == {"sample": 3, "seed": 4}
+    assert main([*argv, "--out", str(out)]) == 0  # the same sample: resumed, and said where rows come from
+    assert (
+        f"  programs             3 (3 compared, 0 timed out, 0 crashed, 0 failed); chosen: a random sample "
+        f"of 3 of 8 (seed 4); rows read from {out} (any earlier run's included)"
+    ) in capsys.readouterr().out.splitlines()
+    other = ["compare", str(corpus), "--sample", "3", "--seed", "5", "--no-verify", "--out", str(out)]
+    assert main(other) == 2
+    assert capsys.readouterr().err == (
+        f"eqsat-uopc compare: error: argument --out: {out} holds rows computed under other settings "
+        "(programs.seed: 4 in the file, 5 now); rerun with those settings, give another --out, or "
+        "--if-settings-differ separate (see 'eqsat-uopc compare --help')\n"
+    )
+    with pytest.raises(SystemExit) as e:  # argparse's own refusal
+        main(["compare", str(corpus), "--sample", "3", "--limit", "3"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err == (
+        "eqsat-uopc compare: error: argument --limit: not allowed with argument --sample "
+        "(see 'eqsat-uopc compare --help')\n"
+    )
+    assert main(["compare", str(corpus), "--seed", "3"]) == 2
+    assert capsys.readouterr().err == (
+        "eqsat-uopc compare: error: argument --seed: it seeds --sample's choice; give --sample N too "
+        "(see 'eqsat-uopc compare --help')\n"
+    )
+
+
 def test_a_resumed_compare_refuses_rows_of_other_settings(tmp_path, capsys):
     corpus = tmp_path / "c.jsonl"
     corpus.write_text(caviar_path().read_text().splitlines()[0] + "\n")

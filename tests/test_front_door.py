@@ -323,10 +323,8 @@ def test_compare_off_a_terminal_prints_progress_and_a_readable_summary(tmp_path,
     ]  # fmt: skip
     assert "{" not in out  # no Python dicts: `verdict: {'proved': 10}` was the issue
     assert "  programs             2 (2 compared, 0 timed out, 0 crashed, 0 failed)" in lines
-    assert any(
-        x.startswith("  time                 saturate ") and x.endswith(" s (summed over programs)")
-        for x in lines
-    )
+    summed = " s (summed over the 2 compared programs)"
+    assert any(x.startswith("  time                 saturate ") and x.endswith(summed) for x in lines)
     assert lines[-1].startswith("legend: ratio = saturated cost / greedy cost")
 
 
@@ -343,6 +341,8 @@ SUMMARY = {
     "larger": 0,
     "greedy_refuted": 1,
     "geomean_ratio": 0.81234,
+    "geomean_rows": 9,
+    "geomean_left_out": {"greedy_refuted": ["g.uir"], "not_compared": ["t.uir", "e.uir"]},
     "greedy_in_egraph": 9,
     "verdict": {"proved": 8, "tested": 2},
     "greedy_verdict": {"proved": 7, "refuted": 1, "tested": 2},
@@ -368,7 +368,9 @@ def test_the_summary_is_a_table_with_units_and_says_verification_can_be_skipped(
         "  programs             12 (10 compared, 1 timed out, 0 crashed, 1 failed)\n"
         "  settings             int semantics wrap, costs by dag_size\n"
         "  saturated vs greedy  smaller 4, equal 5, larger 0, greedy refuted 1\n"
-        "  geomean ratio        0.812 (saturated / greedy cost)\n"
+        "  geomean ratio        0.812 (saturated / greedy cost) over 9 of 12 programs; left out: greedy "
+        "refuted 1 (g.uir), as a wrong result's cost is no yardstick; not compared 2 (t.uir, e.uir), as a "
+        "program that timed out, crashed or failed has no costs\n"
         "  greedy in e-graph    9 of 10 (saturation also found greedy's result)\n"
         "  saturated verdict    proved 8, tested 2\n"
         "  greedy verdict       proved 7, tested 2, refuted 1\n"
@@ -377,7 +379,7 @@ def test_the_summary_is_a_table_with_units_and_says_verification_can_be_skipped(
         "  expected constant    reached by greedy 3, by saturation 6\n"
         "  wrong constant       greedy 0, saturated 0 (bugs)\n"
         "  time                 saturate 2.50 s, extract 0.31 s, validate 0.52 s, verify 4.2 min, "
-        "greedy 0.04 s (summed over programs)\n"
+        "greedy 0.04 s (summed over the 10 compared programs)\n"
         "  verification took 99% of the time: --no-verify skips it, --samples lowers it"
     )
     quick = {**SUMMARY, "time_verify": 0.1}
