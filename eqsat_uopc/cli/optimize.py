@@ -6,14 +6,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from eqsat_uopc.cli.common import load, need_compiler, program_errors, saturation_config, saturation_options
 
 if TYPE_CHECKING:
     from eqsat_uopc.extract import Extraction
 
-__all__ = ["OPTIMALITY", "add_parsers", "latency_table"]
+__all__ = ["OPTIMALITY", "add_parsers", "latency_table", "phase_times"]
 
 # what the cost line says of Extraction.optimal: the extractor's claim is about the terms the
 # e-graph holds, not every equivalent program (one the rules never derived is not among them)
@@ -85,17 +85,41 @@ def _pulse_of(k: int, n: int) -> str:
     return "" if n == 1 else f", pulse {k} of {n}"
 
 
+# the report's phase times, as the `# saturation` line names them; a report field `<name>_time`
+# not named here is printed too, as `<name>` (what the report has, the line shows)
+_PHASES = {
+    "lower_time": "lowering",
+    "egglog_time": "egglog",
+    "fold_time": "folding",
+    "raise_time": "read-back",
+}
+
+
+def phase_times(r: Any) -> str:
+    """Every phase time of a report, in seconds: the four phases always, replay when a rolled-back
+    iteration was undone, and any other `*_time` field the report has."""
+    fields = r.to_dict()
+    times = [(label, fields[name]) for name, label in _PHASES.items()]
+    others = [
+        n for n, v in fields.items() if n.endswith("_time") and isinstance(v, float) and n not in _PHASES
+    ]
+    for name in others:
+        if name != "total_time" and (fields[name] or name != "replay_time"):
+            times.append((name.removesuffix("_time").replace("_", " "), fields[name]))
+    return ", ".join(f"{label} {value:.3f} s" for label, value in times)
+
+
 def _print_pulse(p: Extraction, which: str) -> None:
     """One `# saturation` line: a pulse's report and its extraction."""
     r = p.report
     left_out = f"{r.rules_pruned} rules left out (they cannot fire)"
     rules = "decided before any rule ran, no engine" if r.decided_without_engine else left_out
     held = f", {r.held_back_summary()}" if r.held_back else ""
+    if r.rolled_back:
+        held += f", the next iteration undone at {r.overshoot:,} e-nodes"
     print(
         f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations{held}; "
-        f"{rules}; e-nodes per iteration {r.enodes}; "
-        f"lowering {r.lower_time:.3f} s, egglog {r.egglog_time:.3f} s, "
-        f"folding {r.fold_time:.3f} s, read-back {r.raise_time:.3f} s; extraction {p.seconds:.3f} s "
+        f"{rules}; e-nodes per iteration {r.enodes}; {phase_times(r)}; extraction {p.seconds:.3f} s "
         f"({p.extractor}, cost {p.cost:g})"
     )
 
