@@ -5,8 +5,10 @@ command line writes are those, unchanged. This module is what a person reads ins
 program (costs under the chosen model, the outcome, why saturation stopped, the verdict, optimize's
 validation, seconds),
 the full text of every failure below the table (a table cell cuts messages), the summary as a
-two-column table whose numbers carry their units, the time split by phase with a hint when
-verification dominates, and a one-line legend of the terms.
+two-column table whose numbers carry their units and say what they are over (the compared
+programs; the geometric mean names the rows it leaves out and why; unverified outcomes are
+counted apart), the time split by phase with a hint when verification dominates, and a one-line
+legend of the terms.
 """
 
 from __future__ import annotations
