@@ -43,17 +43,17 @@ A hook of one's own, run after the registered ones (`saturate(..., hooks=...)`);
     >>> saturate(x * 3, rules="none").equivalent(x * 3, x + x + x)
     False
 
-A hook that stops a run when the e-graph passes 100 e-nodes, reading the report:
+A hook that stops a run when the e-graph passes 40 e-nodes, reading the report:
 
     >>> from eqsat_uopc.saturation import Hook, saturate
     >>> class Small(Hook):
     ...     name = "small"
     ...     def before_iteration(self):
     ...         n = self.report.enodes[-1]
-    ...         return f"{n} e-nodes, more than 100" if n > 100 else None
+    ...         return f"{n} e-nodes, more than 40" if n > 40 else None
     >>> r = saturate(((x + 1) * (x + 2)) * ((x + 3) * (x + 4)), hooks=(*HOOKS, Small)).report
     >>> r.stop_reason.value, r.stop_detail, r.iterations
-    ('hook', 'small: 166 e-nodes, more than 100', 2)
+    ('hook', 'small: 42 e-nodes, more than 40', 2)
 """
 
 from __future__ import annotations
