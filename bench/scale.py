@@ -17,10 +17,11 @@ Each program is optimized with the default settings but a node budget of 5 nodes
 (the default 10,000 is below the programs' own size), once with validation (as users run it) and
 once without. Sizes run smallest to largest and, at each size, the families and both modes one
 after another (interleaved), so the ratios compare runs made under the same load. Printed per run:
-seconds in all, microseconds per program node, and where the time went (the hooks' start phases,
+seconds in all (wall and the process's CPU time: on a shared machine the wall time counts other
+load too), microseconds per program node, and where the time went (the hooks' start phases,
 lowering, egglog, read-back, extraction, validation; from the report's `phase_times` and the
-validation's own time); at the end, per family and mode, the time per node at the largest size
-over the smallest (target: at most 1.3).
+validation's own time); at the end, per family and mode, the wall and the CPU time per node at the
+largest size over the smallest (target: at most 1.3).
 """
 
 from __future__ import annotations
@@ -96,10 +97,11 @@ def phases(result) -> str:
     return ", ".join(f"{k} {s:.2f}" for k, s in shown if s >= 0.005)
 
 
-def run(family: str, n: int, validate: bool) -> tuple[float, int]:
+def run(family: str, n: int, validate: bool) -> tuple[float, float, int]:
+    """One optimize: its wall and CPU seconds and the program's size."""
     p = program(family, n)
     size = p.size
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     try:
         r = optimize(p, node_budget=BUDGET_PER_NODE * size, validate=validate)
     except Exception as e:  # a failure is a figure too (RecursionError on a wide STACK, before)
@@ -109,17 +111,18 @@ def run(family: str, n: int, validate: bool) -> tuple[float, int]:
             f"{dt:.2f} s: {type(e).__name__}: {str(e)[:100]}",
             flush=True,
         )
-        return float("nan"), size
-    dt = time.perf_counter() - t
+        return float("nan"), float("nan"), size
+    dt, dcpu = time.perf_counter() - t, time.process_time() - cpu
     v = r.validation
     checked = f"; validation {v.status} ({v.check})" if validate else ""
     print(
         f"   {family:7s} {size:>8,} nodes  validate {'on ' if validate else 'off'} {dt:7.2f} s "
-        f"{dt / size * 1e6:6.1f} us/node  -> {r.program.size:,} nodes, {r.report.stop_reason}"
+        f"{dt / size * 1e6:6.1f} us/node (CPU {dcpu:7.2f} s {dcpu / size * 1e6:6.1f} us/node)  -> "
+        f"{r.program.size:,} nodes, {r.report.stop_reason}"
         f"{checked}\n      {phases(r)}",
         flush=True,
     )
-    return dt, size
+    return dt, dcpu, size
 
 
 def main() -> None:
@@ -133,8 +136,16 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     families = args.families.split(",")
     modes = [m for m, skip in ((True, args.no_validate_on), (False, args.no_validate_off)) if not skip]
-    partial = None if sizes == [25000, 50000, 100000, 200000] else f"sizes {args.sizes}"
-    with results.recorded("scale", args.write_results, partial):
+    partial = ", ".join(
+        what
+        for what, differs in (
+            (f"sizes {args.sizes}", sizes != [25000, 50000, 100000, 200000]),
+            (f"families {args.families}", families != list(FAMILIES)),
+            (f"validation {'on' if modes == [True] else 'off'} only", len(modes) < 2),
+        )
+        if differs
+    )
+    with results.recorded("scale", args.write_results, partial or None):
         measure(sizes, families, modes)
 
 
@@ -142,20 +153,24 @@ def measure(sizes: list[int], families: list[str], modes: list[bool]) -> None:
     for family in families:  # warm up: engines, z3, the evaluator's code (not timed)
         optimize(program(family, 300), node_budget=1_500)
     per_node: dict[tuple[str, bool], list[float]] = {}
+    cpu_per_node: dict[tuple[str, bool], list[float]] = {}
     for n in sizes:
         print(f"{n:,} nodes:")
         for family in families:
             for validate in modes:
-                dt, size = run(family, n, validate)
+                dt, dcpu, size = run(family, n, validate)
                 per_node.setdefault((family, validate), []).append(dt / size)
+                cpu_per_node.setdefault((family, validate), []).append(dcpu / size)
     if len(sizes) > 1:
-        print(f"time per node, {sizes[-1]:,} over {sizes[0]:,} (target at most 1.3):")
-        for (family, validate), xs in per_node.items():
-            print(
-                f"   {family:7s} validate {'on ' if validate else 'off'} "
-                + " ".join(f"{x * 1e6:.1f}" for x in xs)
-                + f" us/node: {xs[-1] / xs[0]:.2f}x"
-            )
+        # the CPU time is the process's own: on a shared machine, wall time also counts other load
+        for what, table in (("wall", per_node), ("CPU", cpu_per_node)):
+            print(f"{what} time per node, {sizes[-1]:,} over {sizes[0]:,} (target at most 1.3):")
+            for (family, validate), xs in table.items():
+                print(
+                    f"   {family:7s} validate {'on ' if validate else 'off'} "
+                    + " ".join(f"{x * 1e6:.1f}" for x in xs)
+                    + f" us/node: {xs[-1] / xs[0]:.2f}x"
+                )
     if len(per_node) > 1:
         both = [
             (f, xs[-1] / per_node[(f, False)][-1])
