@@ -12,6 +12,7 @@ from eqsat_uopc.ir.uop import UOp, rebuild
 from eqsat_uopc.semantics.interpret import interpret
 from eqsat_uopc.semantics.values import bind_params, same_value
 from eqsat_uopc.verify import Z3Domain, evaluate, prove_equivalent
+from eqsat_uopc.verify.smt_text import SmtTextDomain
 from tests.strategies import inputs_for, programs, range_bindings
 
 INT_PROGRAMS = programs(dtypes=(dtypes.i32, dtypes.bool), shaped=True, calls=True, ranges=True, max_ops=12)
@@ -44,6 +45,37 @@ def _z3_elements(program, params, ranges, sem, encoding):
     return out
 
 
+def _text_elements(program, params, ranges, sem, encoding):
+    """The same as _z3_elements for the encoding written as SMT-LIB text (smt_text.py), which
+    prove_equivalent asks z3: each element's value and definedness named, the inputs pinned."""
+    domain = SmtTextDomain(sem, encoding)
+    elems = interpret(program, domain)
+    sort = "(_ BitVec 32)" if encoding == "bv" else "Int"
+    for i, (v, d) in enumerate(elems):
+        value_sort = "Bool" if program.dtype is dtypes.bool else sort
+        domain.lines += [f"(declare-const |out{i}| {value_sort})", f"(declare-const |def{i}| Bool)"]
+        domain.hypotheses += [f"(= |out{i}| {v})", f"(= |def{i}| {d})"]
+    parsed = domain.parsed()
+    s = z3.Solver()
+    s.add(*parsed.hypotheses)
+    for slot, (_node, vars_) in parsed.params.items():
+        flat = _flat(params[slot]) if isinstance(params[slot], list) else [params[slot]]
+        s.add(*[v == x for v, x in zip(vars_, flat, strict=True)])
+    s.add(*[v == ranges[ident] for ident, v in parsed.ranges.items()])
+    assert s.check() == z3.sat
+    m = s.model()
+    out = []
+    for i in range(len(elems)):
+        r = m.eval(z3.Bool(f"out{i}") if program.dtype is dtypes.bool else domain_var(f"out{i}", encoding))
+        value = z3.is_true(r) if z3.is_bool(r) else (r.as_signed_long() if z3.is_bv_value(r) else r.as_long())
+        out.append((value, z3.is_true(m.eval(z3.Bool(f"def{i}"), model_completion=True))))
+    return out
+
+
+def domain_var(name, encoding):
+    return z3.BitVec(name, 32) if encoding == "bv" else z3.Int(name)
+
+
 def _flat(v):
     return [x for e in v for x in _flat(e)] if isinstance(v, list) else [v]
 
@@ -58,11 +90,12 @@ def test_z3_encoding_evaluator_and_run_agree(data):
     for sem, encodings in (("wrap", ("bv", "int")), ("no_overflow", ("int", "bv"))):
         ref = evaluate(program, params, ranges, sem)
         for encoding in encodings:
-            elems = _z3_elements(program, params, ranges, sem, encoding)
-            if ref.defined:
-                assert all(d for _, d in elems) and [v for v, _ in elems] == _flat(ref.value)
-            else:
-                assert not all(d for _, d in elems)
+            for elements in (_z3_elements, _text_elements):
+                elems = elements(program, params, ranges, sem, encoding)
+                if ref.defined:
+                    assert all(d for _, d in elems) and [v for v, _ in elems] == _flat(ref.value)
+                else:
+                    assert not all(d for _, d in elems)
     ref = evaluate(program, params, ranges, "wrap")
     if ref.defined:  # run agrees wherever the reference semantics is defined
         closed = rebuild(

@@ -26,7 +26,9 @@ a = q*b + r and r in [0, b) for b > 0, in (b, 0] for b < 0 (in 64 bits under "wr
 relation itself cannot wrap). The relation is asserted only where the division is defined (b != 0,
 and not INT_MIN // -1): there it has exactly one solution, the floor quotient and modulo, so
 asserting it loses no input. With a constant divisor the relation is linear, which bit-blasts and
-solves in milliseconds where a bvsdiv-based formula takes seconds.
+solves in milliseconds where a bvsdiv-based formula takes seconds. A bit-vector divisor that is not
+a constant is encoded by bvsdiv and bvsrem instead (floor from truncation): there the relation is a
+64-bit product of two unknowns, which z3 failed to decide in 5 s even for a program of constants.
 
 A RANGE is a variable (one per identifier) with 0 <= v < extent as a hypothesis. f32 values are
 not encoded: `NotEncodable` is raised and the proof is "not attempted".
@@ -295,6 +297,14 @@ class Z3Domain:
         ka, kb = self.known_int(a), self.known_int(b)
         if ka is not None and kb is not None and kb != 0 and not (ka == I32_MIN and kb == -1):
             out = (self._int(ka // kb), self._int(ka % kb))
+        elif self.wrap and kb is None:
+            # Bit-vectors, a divisor not known: C's truncating quotient and remainder (bvsdiv, bvsrem)
+            # moved one step down where the remainder's sign differs from the divisor's. The relation
+            # below would be a 64-bit product of two unknowns, which z3 did not decide in 5 s for a
+            # program of constants. INT_MIN // -1 gives INT_MIN (undefined anyway), its modulo 0.
+            truncated, rest = a / b, z3.SRem(a, b)
+            step = z3.And(rest != 0, (rest < 0) != (b < 0))
+            out = (z3.If(step, truncated - 1, truncated), z3.If(step, rest + b, rest))
         else:
             k = next(self._fresh)
             q, r = self._int_var(f"div{k}"), self._int_var(f"mod{k}")
