@@ -42,6 +42,8 @@ class Extraction:
       (eqsat_uopc.saturation.Saturation), when the e-graph came from one (None otherwise).
     validation: `optimize`'s check of the program against its input (eqsat_uopc.verify.Validation:
       typed Any, as report is, because extraction sits below both), None from extract itself.
+    explainer: what `explain()` calls, set by `optimize` (eqsat_uopc.verify.explanation.explainer):
+      a function of this result, which computes nothing until it is called. None from extract.
     """
 
     choice: Mapping[ClassId, ENode]
@@ -56,10 +58,22 @@ class Extraction:
     report: Any = None
     saturation: Any = field(default=None, repr=False, compare=False)
     validation: Any = None
+    explainer: Any = field(default=None, repr=False, compare=False)
 
     @property
     def program(self) -> UOp:
         return self.programs[0]
+
+    def explain(self) -> Any:
+        """The checked chain of rewrites from optimize's input to this program
+        (eqsat_uopc.verify.explanation.Explanation: print it for one step a line). Only `optimize`'s
+        results have one: the search runs now, over the run's e-graph, not during the run."""
+        if self.explainer is None:
+            raise ExtractionError(
+                "explain: only optimize's results can be explained (this Extraction came from extract or "
+                "Saturation.extract, which do not know the program the run started from)"
+            )
+        return self.explainer(self)
 
     def costs(self) -> dict[str, float]:
         """The extracted programs' cost under every built-in cost model."""

@@ -6,7 +6,7 @@ import pytest
 from eqsat_uopc.extract import CostModelError, ExtractionError
 from eqsat_uopc.rules import rule_set
 
-from eqsat_uopc import Ops, SaturationConfig, UOp, compare, optimize, saturate
+from eqsat_uopc import SaturationConfig, UOp, compare, optimize, saturate
 from eqsat_uopc.saturation import DEFAULT_CONFIG, FIELD_HELP, SaturationError, StopReason
 
 x = UOp.param(0)
@@ -112,18 +112,19 @@ def test_optimize_pulses_again_after_rules_held_back_only_when_one_could_fit_in_
 
     # mul-assoc, held back on 1,539 of 10,000 e-nodes: its forecast exceeds the whole budget, so a new
     # pulse would hold it back again; one pulse, and forcing a second changes nothing
-    p = UOp.param(0)
+    # (inputs in [0, 7], so that x * 3 + x * 2 -> x * 5 and the reordered products stay in int32 and
+    # extraction under no_overflow may choose them: saturation/admissible.py)
+    small = UOp.param(0, bounds=(0, 7))
+    p = small
     for i in range(1, 10):
-        p = p * UOp.param(i)
-    p = p + x * 3 + x * 2
-    # (unvalidated: x * 3 + x * 2 -> x * 5 can overflow where the input does not, which validation
-    # refutes under no_overflow; the pulses are the question here)
-    once = optimize(p, int_semantics="no_overflow", validate=False)
+        p = p * UOp.param(i, bounds=(0, 7))
+    p = p + small * 3 + small * 2
+    once = optimize(p, int_semantics="no_overflow")
     assert "pulses" not in once.info and once.report.stop_reason is StopReason.NODE_BUDGET
-    assert (once.report.final_enodes, once.report.held_back) == (1_539, {"comm_assoc/mul-assoc": 53_072})
+    assert (once.report.final_enodes, once.report.held_back) == (1_539, {"comm_assoc/mul-assoc": 52_488})
     assert (p.size, once.program.op.name, once.cost) == (25, "ADD", 22)
     monkeypatch.setattr(optimization, "_may_improve", lambda report: True)
-    forced = optimize(p, int_semantics="no_overflow", validate=False)
+    forced = optimize(p, int_semantics="no_overflow")
     assert len(forced.info["pulses"]) == 2 and forced.program is once.program
     monkeypatch.undo()
 
@@ -150,28 +151,28 @@ def test_optimize_pulses_from_its_own_result_while_the_budget_stops_it():
         StopReason.CONSTANT,
         0,
     )
-    # (unvalidated: the pulses between reassociate sums, which can overflow where the input does not:
-    # validation refutes them under no_overflow; the pulses are the question here)
     rules = rule_set("default").without("linear")
     assert rules.name == "default-linear" and "linear" not in rules.family_names
-    once = optimize(p, node_budget=100, int_semantics="no_overflow", pulses=1, rules=rules, validate=False)
+    # inputs in [0, 100]: the reassociated sums between pulses stay in int32, so extraction under
+    # no_overflow may choose them (saturation/admissible.py); unbounded, it keeps the input's sums
+    b0, b1, b2 = (UOp.param(k, bounds=(0, 100)) for k in range(3))
+    q = (((b0 + 1) + (b1 + 2)) + (b2 + 3)) < (((b2 + 3) + (b0 + 1)) + b1)
+    once = optimize(q, node_budget=100, int_semantics="no_overflow", pulses=1, rules=rules)
     assert once.report.stop_reason is StopReason.NODE_BUDGET and "pulses" not in once.info
-    assert (once.program.op.name, once.cost) == ("CMPLT", 13)
-    # each saturation starts from the one before's extraction (13 nodes, 12, then `2 < 0`), and the
-    # fourth decides it; the default three stop one short
-    best = optimize(p, node_budget=100, int_semantics="no_overflow", rules=rules, validate=False, pulses=4)
+    assert (once.program.op.name, once.cost) == ("CMPLT", 12)
+    # the second saturation starts from the first's extraction (12 nodes) and decides it
+    best = optimize(q, node_budget=100, int_semantics="no_overflow", rules=rules, pulses=4)
     assert best.program is UOp.const(False)
     pulses = best.info["pulses"]
     assert pulses[0].program is once.program and pulses[-1].program is best.program
-    assert [p.cost for p in pulses] == [13, 12, 3, 1]
-    assert [p.report.stop_reason for p in pulses] == [StopReason.NODE_BUDGET] * 3 + [StopReason.CONSTANT]
+    assert [p.cost for p in pulses] == [12, 1]
+    assert [p.report.stop_reason for p in pulses] == [StopReason.NODE_BUDGET, StopReason.CONSTANT]
     assert best.report is pulses[-1].report
-    three = optimize(p, node_budget=100, int_semantics="no_overflow", rules=rules, validate=False)
-    assert len(three.info["pulses"]) == 3 and three.program is UOp(Ops.CMPLT, (UOp.const(2), UOp.const(0)))
-    # pulses is a bound: at 60 nodes two stop short
-    bounded = optimize(p, node_budget=60, int_semantics="no_overflow", pulses=2, rules=rules, validate=False)
-    assert [p.report.stop_reason for p in bounded.info["pulses"]] == [StopReason.NODE_BUDGET] * 2
-    assert bounded.cost == 12
+    unbounded = optimize(p, node_budget=100, int_semantics="no_overflow", rules=rules, pulses=4)
+    assert unbounded.program is not UOp.const(False) and unbounded.validation.status in (
+        "proved",
+        "identical",
+    )
     with pytest.raises(SaturationError, match=r"^optimize: config must be a SaturationConfig, got str$"):
         optimize(p, None, "default")
     with pytest.raises(SaturationError, match=r"^compare: config must be a SaturationConfig, got str$"):

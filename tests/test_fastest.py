@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 import pytest
+from eqsat_uopc.extract import ExtractionError
 
 from eqsat_uopc.backend import CompilerNotFoundError
 from eqsat_uopc.cli import main
@@ -280,6 +281,13 @@ def test_optimize_measured_end_to_end_and_again_from_the_cache(monkeypatch):
     assert (r.cost_model, r.optimal, m["candidates_cached"]) == ("measured", None, False)
     assert set(r.info["runs"]) == {"dag_size", "latency"} and r.report is not None
     assert r.info["runs"]["dag_size"].program is parse_uir(m["candidates"][0]["program"])
+    with pytest.raises(ExtractionError) as err:
+        r.explain()  # no one chain leads to a measured choice; each run's result has its own
+    assert str(err.value) == (
+        "explain: a cost='measured' result is not explained (it is chosen among the candidates of two "
+        "runs); explain the run under dag_size or latency instead"
+    )
+    assert r.info["runs"]["dag_size"].explain().checked
 
     def no_saturation(*args, **kwargs):
         raise AssertionError("saturated again")

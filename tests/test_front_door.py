@@ -162,12 +162,14 @@ def test_every_option_of_every_subcommand_shows_its_default_in_help():
     assert set(sub.choices) == {
         "run",
         "optimize",
+        "explain",
         "show",
         "compare",
         "render-c",
         "capture-tinygrad",
         "synthesize",
         "fuzz-tinygrad",
+        "fuzz-soundness",
         "calibrate",
     }
     silent = []

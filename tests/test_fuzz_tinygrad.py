@@ -21,7 +21,6 @@ from eqsat_uopc import UOp, dtypes
 from eqsat_uopc.corpus import load_corpus, to_sexpr
 from eqsat_uopc.corpus.errors import CorpusError
 from eqsat_uopc.ir.ops import Ops
-from eqsat_uopc.semantics.evaluation import evaluate
 from eqsat_uopc.tinygrad import tinygrad_available
 from eqsat_uopc.tinygrad.fuzz import (
     BOUND_KINDS,
@@ -31,20 +30,16 @@ from eqsat_uopc.tinygrad.fuzz import (
     Reference,
     append_regressions,
     check_case,
-    complexity,
     dag_size,
     divisors_exclude_zero,
     fuzz,
     generate,
     load_regressions,
-    normalize_slots,
     regressions_path,
     sample_inputs,
     shape_key,
-    shrink,
     template_names,
 )
-from eqsat_uopc.tinygrad.fuzz import spelling as sp
 from eqsat_uopc.tinygrad.fuzz.regressions import bounds_by_name
 
 needs_tinygrad = pytest.mark.skipif(not tinygrad_available(), reason="tinygrad is not installed")
@@ -140,76 +135,6 @@ def test_bound_kinds_draw_what_they_say():
 
 
 # ---------------------------------------------------------------------------
-# spellings: each means what it says on every input
-
-
-def _value(u: UOp, env: dict[int, object]) -> object:
-    e = evaluate(u, env, None, "wrap")
-    assert e.defined
-    return e.value
-
-
-@pytest.mark.parametrize("name", sorted(sp.NOT_SPELLINGS))
-def test_not_spellings(name):
-    a = UOp.param(0, dtypes.bool)
-    for x in (False, True):
-        assert _value(sp.NOT_SPELLINGS[name](a), {0: x}) is (not x)
-
-
-@pytest.mark.parametrize(
-    ("table", "name", "meaning"),
-    [(sp.AND_SPELLINGS, n, lambda x, y: x and y) for n in sp.AND_SPELLINGS]
-    + [(sp.OR_SPELLINGS, n, lambda x, y: x or y) for n in sp.OR_SPELLINGS],
-)
-def test_and_or_spellings(table, name, meaning):
-    a, b = UOp.param(0, dtypes.bool), UOp.param(1, dtypes.bool)
-    for x, y in itertools.product((False, True), repeat=2):
-        assert _value(table[name](a, b), {0: x, 1: y}) is meaning(x, y)
-
-
-def test_comparison_spellings_over_small_ints():
-    import random
-
-    rng = random.Random(0)
-    x, y = P(0, -4, 4), P(1, -4, 4)
-    for _ in range(20):  # each call may pick another spelling
-        spelled = {
-            "lt": sp.lt(rng, x, y),
-            "gt": sp.gt(rng, x, y),
-            "le": sp.le(rng, x, y),
-            "ge": sp.ge(rng, x, y),
-            "eq": sp.eq(rng, x, y),
-            "sub": sp.sub(rng, x, y),
-            "neg": sp.neg(rng, x),
-        }
-        for a, b in itertools.product(range(-4, 5), repeat=2):
-            env = {0: a, 1: b}
-            want = {
-                "lt": a < b,
-                "gt": a > b,
-                "le": a <= b,
-                "ge": a >= b,
-                "eq": a == b,
-                "sub": a - b,
-                "neg": -a,
-            }
-            assert {k: _value(u, env) for k, u in spelled.items()} == want
-
-
-def test_truncating_division_spellings_are_cs():
-    x = P(0, -20, 20)
-    for d in (3, -3):
-        for a in range(-20, 21):
-            q = abs(a) // abs(d) * (1 if (a < 0) == (d < 0) else -1)
-            assert _value(sp.cdiv(x, UOp.const(d)), {0: a}) == q
-            assert _value(sp.cmod(x, UOp.const(d)), {0: a}) == a - q * d
-    y = P(1, 2, 5)
-    for a, b in itertools.product(range(-9, 10), range(2, 6)):
-        q = abs(a) // b * (1 if a >= 0 else -1)
-        assert _value(sp.cdiv(x, y), {0: a, 1: b}) == q
-
-
-# ---------------------------------------------------------------------------
 # inputs and the reference
 
 
@@ -264,56 +189,6 @@ def test_check_case_ranks_against_tinygrad_and_finds_unsound_results():
         4,
         0,
     )
-
-
-# ---------------------------------------------------------------------------
-# shrinking
-
-
-def test_shrink_reaches_the_exact_minimum_of_a_synthetic_property():
-    v0, v1, v2 = P(0, -10, 100), P(1, 0, 8), UOp.param(2, dtypes.i32)
-    program = ((v0 * 4 + v1) % 7) + v2 // 2
-
-    def still(p: UOp) -> bool:  # a FLOORMOD by a constant >= 3 of something that can be -2 and 2
-        from eqsat_uopc.semantics.intervals import bounds
-
-        return any(
-            u.op is Ops.FLOORMOD
-            and u.src[1].op is Ops.CONST
-            and u.src[1].arg >= 3
-            and bounds(u.src[0])[0] <= -2
-            and bounds(u.src[0])[1] >= 2
-            for u in p.toposort()
-        )
-
-    assert still(program)
-    out = shrink(program, still, budget=10_000)
-    assert to_sexpr(out.program) == "(floormod (var v0) (const 3))"
-    assert bounds_by_name(out.program) == {"v0": [-2, 2]}
-    assert not out.exhausted and out.steps > 5
-    assert shrink(program, still, budget=10_000) == out  # deterministic
-
-
-def test_shrink_stops_at_its_budget_with_the_best_so_far():
-    program = (P(0, 0, 50) * 6 + P(1, 0, 9)) // 9
-    out = shrink(program, lambda p: p.op is Ops.FLOORDIV, budget=3)
-    assert out.exhausted and out.calls == 3 and complexity(out.program) < complexity(program)
-
-
-def test_complexity_orders_size_then_inputs_then_constants_then_bounds():
-    x = P(0, 0, 7)
-    assert complexity(x + 1) == (3, 1, 2, 14)
-    assert complexity(x + 1) < complexity(x + 2) < complexity(x + P(1, 0, 0))
-    assert complexity(P(0, 0, 3) + 1) < complexity(x + 1)
-    assert complexity(UOp.param(0, dtypes.i32) + 0)[3] == 2**34
-
-
-def test_normalize_slots_numbers_inputs_by_first_use():
-    p = P(5, 0, 3) * 2 + P(2, -1, 1)
-    n = normalize_slots(p)
-    assert to_sexpr(n) == "(add (mul (var v0) (const 2)) (var v1))"
-    assert bounds_by_name(n) == {"v0": [0, 3], "v1": [-1, 1]}
-    assert normalize_slots(n) is n
 
 
 # ---------------------------------------------------------------------------

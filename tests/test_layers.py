@@ -33,6 +33,7 @@ LAYERS = {
     "verify": 8,
     "synthesis": 9,
     "corpus": 9,
+    "fuzz": 9,
     "tinygrad": 10,
     "pipeline": 11,
     "cli": 12,

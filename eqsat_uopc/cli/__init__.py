@@ -14,8 +14,9 @@ A failure is a user's when its exception is a UserError (eqsat_uopc.errors) or a
 file; anything else is a bug, never dressed up as bad input.
 
 The command's parts: common.py (what every subcommand shares), one module per subcommand (run.py,
-optimize.py, show.py, compare.py, calibrate.py, render_c.py, capture.py, synthesize.py, fuzz.py),
-each with `add_parsers(sub)`; this module assembles the parser and runs a command.
+optimize.py, explain.py, show.py, compare.py, calibrate.py, render_c.py, capture.py, synthesize.py,
+fuzz.py, fuzz_soundness.py), each with `add_parsers(sub)`; this module assembles the parser and runs
+a command.
 """
 
 from __future__ import annotations
@@ -26,7 +27,19 @@ import traceback
 from collections.abc import Sequence
 
 from eqsat_uopc.allocator import MallocError, malloc_in_use, reexec_with_jemalloc
-from eqsat_uopc.cli import calibrate, capture, compare, fuzz, optimize, render_c, run, show, synthesize
+from eqsat_uopc.cli import (
+    calibrate,
+    capture,
+    compare,
+    explain,
+    fuzz,
+    fuzz_soundness,
+    optimize,
+    render_c,
+    run,
+    show,
+    synthesize,
+)
 from eqsat_uopc.cli.common import CliError, say
 from eqsat_uopc.cli_options import Parser, UsageError, usage_line
 from eqsat_uopc.errors import UserError
@@ -38,7 +51,19 @@ BUG_REPORT = (
     "with the command line, the files it names and the traceback above (docs/cli.md, 'Reporting a bug')"
 )
 # the subcommands, in the order `eqsat-uopc --help` lists them
-_SUBCOMMANDS = (run, optimize, show, compare, calibrate, render_c, capture, synthesize, fuzz)
+_SUBCOMMANDS = (
+    run,
+    optimize,
+    explain,
+    show,
+    compare,
+    calibrate,
+    render_c,
+    capture,
+    synthesize,
+    fuzz,
+    fuzz_soundness,
+)
 
 
 def _version() -> str:

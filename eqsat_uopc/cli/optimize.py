@@ -8,7 +8,15 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eqsat_uopc.cli.common import load, need_compiler, program_errors, saturation_config, saturation_options
+from eqsat_uopc.cli.common import (
+    CliError,
+    load,
+    need_compiler,
+    program_errors,
+    saturation_config,
+    saturation_options,
+)
+from eqsat_uopc.cli.explain import print_explanation
 
 if TYPE_CHECKING:
     from eqsat_uopc.extract import Extraction
@@ -29,6 +37,10 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
     from eqsat_uopc.pipeline.optimization import optimize
 
     measured = args.cost == "measured"
+    if args.explain and measured:
+        raise CliError(
+            "--explain: not with --cost measured (its result is chosen among two runs' candidates)"
+        )
     if measured:  # a selection over candidates after saturation, not a cost model (pipeline/fastest.py)
         need_compiler("--cost measured")
         args.cost = "dag_size"
@@ -36,6 +48,7 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
     config = saturation_config(args)
     with program_errors(Path(args.file)):
         ext = optimize(program, "measured" if measured else None, config)
+        explanation = ext.explain() if args.explain else None
     if measured:  # the pulses of its two saturations (none if its candidates came from the cache)
         runs = [(name, run.info.get("pulses", (run,))) for name, run in ext.info.get("runs", {}).items()]
     else:
@@ -64,6 +77,8 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
             out["pulses"] = pulse_rows[""]
         if config.cost == "latency":
             out["latency_table"] = latency_table()
+        if explanation is not None:
+            out["explanation"] = explanation.to_dict()
         print(json.dumps(out))
         return 0
     print(to_uir(ext.program), end="")
@@ -78,6 +93,8 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
     for name, pulses in runs:
         for k, p in enumerate(pulses, 1):
             _print_pulse(p, (f" ({name} run)" if name else "") + _pulse_of(k, len(pulses)))
+    if explanation is not None:
+        print_explanation(explanation, "# ")
     return 0
 
 
@@ -171,4 +188,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     o.add_argument("file", help="a .uir file")
     saturation_options(o, extra_costs=("measured",))
     o.add_argument("--json", action="store_true", help="the result as one JSON object (default: text)")
+    o.add_argument(
+        "--explain",
+        action="store_true",
+        help="also print the checked chain of rewrites to the result (default: not printed)",
+    )
     o.set_defaults(fn=_cmd_optimize)

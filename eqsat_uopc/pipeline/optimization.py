@@ -59,9 +59,16 @@ from eqsat_uopc.pipeline.fastest import (
     store_candidates,
 )
 from eqsat_uopc.saturation import SaturationConfig, SaturationReport, StopReason, resolve_config, saturate
+from eqsat_uopc.verify.explanation import explainer, not_explained
 from eqsat_uopc.verify.validation import Validation, not_validated, validate_candidates
 
 __all__ = ["optimize"]
+
+# a measured choice is one candidate among two runs' (and greedy's, the input): no one chain leads to it
+_MEASURED_NOT_EXPLAINED = (
+    "a cost='measured' result is not explained (it is chosen among the candidates of two runs); "
+    "explain the run under dag_size or latency instead"
+)
 
 
 def optimize(
@@ -127,7 +134,7 @@ def optimize(
         start = result.program
     if len(pulses) > 1:
         result = dataclasses.replace(result, info={**result.info, "pulses": tuple(pulses)})
-    return _validated(program, result, pulses[0], config)
+    return dataclasses.replace(_validated(program, result, pulses[0], config), explainer=explainer(program))
 
 
 def _validated(program: UOp, result: Extraction, first: Extraction, config: SaturationConfig) -> Extraction:
@@ -209,6 +216,7 @@ def _optimize_measured(program: UOp, config: SaturationConfig, measure: MeasureS
                 time.perf_counter() - start,
                 info={"measured": m.to_dict() | {"chosen": index, "candidates_cached": True}},
                 validation=validation,
+                explainer=not_explained(_MEASURED_NOT_EXPLAINED),
             )
     small = optimize(program, None, config.replace(cost="dag_size"))
     fast = optimize(program, None, config.replace(cost="latency"))
@@ -255,6 +263,7 @@ def _optimize_measured(program: UOp, config: SaturationConfig, measure: MeasureS
             "runs": runs,
         },
         validation=validation,
+        explainer=not_explained(_MEASURED_NOT_EXPLAINED),
     )
 
 

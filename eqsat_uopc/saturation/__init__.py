@@ -19,8 +19,9 @@ algebra, the decided comparisons, the Python folding step), fold (the folding st
 piecewise/ (the piecewise-linear comparisons), seed_graph (the e-graph of a run decided before any
 rule, built without egglog), scheduler (per-rule back-off and hold-back), relevance (the rules that
 can fire), engine (Engine handles and pools), result (Saturation, Lease), picture (pictures of
-e-graphs: DOT, egglog's visualizer JSON, Graphviz), report, errors. The e-graph soundness check is
-eqsat_uopc.verify's; docs/DESIGN.md says how the parts fit.
+e-graphs: DOT, egglog's visualizer JSON, Graphviz), explain/ (the chain of rewrites from a run's
+program to its result, searched after the run: what `optimize(...).explain()` checks), report,
+errors. The e-graph soundness check is eqsat_uopc.verify's; docs/DESIGN.md says how the parts fit.
 Import from this package with `from eqsat_uopc.saturation import ...`: once the top-level package
 re-exports the function `saturate`, the attribute eqsat_uopc.saturation is that function.
 """

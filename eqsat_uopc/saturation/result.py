@@ -19,6 +19,7 @@ from egglog import bindings
 from eqsat_uopc.bulk import gc_paused
 from eqsat_uopc.extract import Extraction, build_programs, extract
 from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.saturation.admissible import admissible_under_no_overflow
 from eqsat_uopc.saturation.config import SaturationConfig
 from eqsat_uopc.saturation.errors import SaturationError
 from eqsat_uopc.saturation.lower import Lowerer, term_key
@@ -62,6 +63,7 @@ class LiveEGraph:
     lowerer: Lowerer
     root: int  # the program's N id
     snapshot: Snapshot | None = None
+    trusted: frozenset[int] = frozenset()  # N ids of the program, greedy seed, hooks' rewrites
 
 
 class Saturation:
@@ -89,6 +91,7 @@ class Saturation:
         self._live = live
         self._lease = lease
         self._egraph_cache = egraph
+        self._extractable_cache: EGraph | None = None  # under no_overflow: its admissible e-nodes
 
     @property
     def seed(self) -> UOp | None:
@@ -134,8 +137,22 @@ class Saturation:
                 egg = live.egraph if not self.closed else None
                 lease = self._lease  # the EGraph's egglog extractors hold the engine too (Lease)
                 self._egraph_cache = snap.to_egraph(live.lowerer.args, (root,), egg, lambda: lease.alive)
+                if self.config.int_semantics == "no_overflow":
+                    ids = snap.class_ids()
+                    trusted = {ids[snap.by_name[k]] for k in live.trusted if k in snap.by_name}
+                    bounds = {ids[v]: b for v, b in snap.bounds.items() if v in ids}
+                    self._extractable_cache = admissible_under_no_overflow(
+                        self._egraph_cache, trusted, bounds
+                    )
                 self.report.raise_time += time.perf_counter() - t
         return self._egraph_cache
+
+    @property
+    def extractable(self) -> EGraph:
+        """The e-graph extraction chooses from: `.egraph`, under `no_overflow` without the e-nodes that
+        may overflow where the program does not (admissible.py)."""
+        egraph = self.egraph
+        return egraph if self._extractable_cache is None else self._extractable_cache
 
     def extract(self, cost: Any = None, extractor: Any = None, time_limit: float | None = ...) -> Extraction:
         """The best equivalent program under cost (see eqsat_uopc.extract.extract); cost, extractor and
@@ -145,7 +162,7 @@ class Saturation:
         greedy seed: all passed as extraction candidates, which a heuristic extractor can miss)."""
         c = self.config
         res = extract(
-            self.egraph,
+            self.extractable,
             cost=c.cost if cost is None else cost,
             extractor=c.extractor if extractor is None else extractor,
             time_limit=c.extract_time_limit if time_limit is ... else time_limit,

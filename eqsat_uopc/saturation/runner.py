@@ -179,7 +179,7 @@ class Runner:
         except BaseException:
             lease.end()
             raise
-        live = LiveEGraph(self.egraph, self.lowerer, self.root, self._snapshot)
+        live = LiveEGraph(self.egraph, self.lowerer, self.root, self._snapshot, self.trusted_names)
         return Saturation(self.program, c, rep, seeds, live, lease)
 
     def _stopped_by(self, hook: Hook, reason: str) -> None:
@@ -249,6 +249,9 @@ class Runner:
         for a, b in self.seeds.equalities:
             lowerer.union(lowerer.lower(a), lowerer.lower(b))
         lowerer.flush()
+        # the N ids of the program, the greedy seed and the hooks' proved rewrites: their values are
+        # the input's or a refinement's, int32 wherever the input is defined (admissible.py)
+        self.trusted_names = frozenset(lowerer.ids.values())
         for hook in self.iterating:
             hook.attach(lowerer)
         self._snapshot: Snapshot | None = None

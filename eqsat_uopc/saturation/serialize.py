@@ -180,6 +180,9 @@ class Snapshot:
             by_name[k] = row.output
             if row.output not in names or k < names[row.output]:
                 names[row.output] = k
+        lows = {row.inputs[0]: to_int(row.output) for row in funcs["lo"].rows} if "lo" in funcs else {}
+        highs = {row.inputs[0]: to_int(row.output) for row in funcs["hi"].rows} if "hi" in funcs else {}
+        self.bounds = {v: (lows.get(v), highs.get(v)) for v in lows.keys() | highs.keys()}  # class -> lo, hi
         self.order = sorted(classes)
         self.classes = {v: classes[v] for v in self.order}
         self.by_ctor = by_ctor  # constructor -> [(class, e-node)], in egglog's row order

@@ -1,16 +1,18 @@
 """A differential fuzzer against tinygrad's symbolic simplifier (`eqsat-uopc fuzz-tinygrad`).
 
 Random index expressions from named templates (grammar.py, spelled every way the IR can:
-spelling.py) go through tinygrad's `simplify` and through an optimizer under both int semantics;
-every result is checked on inputs inside the bounds (check.py); every case where ours is larger
-than tinygrad's is minimized by delta debugging (shrink.py), named by the tinygrad rules its
-simplification fires (attribution.py) and kept in a regression corpus that ships with the project
-(regressions.py). campaign.py runs it all; command.py is the command line.
+eqsat_uopc.fuzz.spelling) go through tinygrad's `simplify` and through an optimizer under both int
+semantics; every result is checked on inputs inside the bounds (check.py); every case where ours is
+larger than tinygrad's is minimized by delta debugging (eqsat_uopc.fuzz.shrink, shared with the
+soundness fuzzer), named by the tinygrad rules its simplification fires (attribution.py) and kept
+in a regression corpus that ships with the project (regressions.py). campaign.py runs it all;
+command.py is the command line.
 
 The optimizer is a parameter (`Optimizer`: program, int semantics -> program): the command line
 passes `optimize` with the DAG-size cost; the pipeline sits above this layer.
 """
 
+from eqsat_uopc.fuzz.shrink import ShrinkResult, complexity, normalize_slots, shrink
 from eqsat_uopc.tinygrad.fuzz.attribution import NOISE, significant, tinygrad_rules
 from eqsat_uopc.tinygrad.fuzz.campaign import FuzzReport, FuzzSettings, ShrunkCase, fuzz, still_larger
 from eqsat_uopc.tinygrad.fuzz.check import (
@@ -41,7 +43,6 @@ from eqsat_uopc.tinygrad.fuzz.regressions import (
     regressions_path,
     shape_key,
 )
-from eqsat_uopc.tinygrad.fuzz.shrink import ShrinkResult, complexity, normalize_slots, shrink
 
 __all__ = [
     "BOUND_KINDS",

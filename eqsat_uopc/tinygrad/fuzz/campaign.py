@@ -6,7 +6,7 @@
    optimizer under each int semantics (`check_case`), in worker processes when `workers > 1`;
 2. **shrink**: the cases where ours is larger than tinygrad's (under "no_overflow" if there, else
    "wrap"), at most `shrink_per_template` per template in (seed, index) order, are minimized by
-   delta debugging (shrink.py) while "still valid and still larger under the same semantics";
+   delta debugging (eqsat_uopc.fuzz.shrink) while "still valid and still larger under the same semantics";
    "valid" means: every divisor's interval excludes 0, tinygrad simplifies it, its result agrees
    with the candidate on sampled inputs and z3 proves it equal under that semantics (a case whose
    tinygrad result is not proved is dropped, `shrink_dropped`), the candidate is defined on at
@@ -25,14 +25,14 @@ larger than its input, which phase 1 counts separately (`grew_input`).
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing as mp
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from eqsat_uopc.corpus.sexpr import to_sexpr
+from eqsat_uopc.fuzz.shrink import normalize_slots, shrink
+from eqsat_uopc.fuzz.workers import run_all
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.tinygrad.fuzz.attribution import significant, tinygrad_rules
 from eqsat_uopc.tinygrad.fuzz.check import (
@@ -47,7 +47,6 @@ from eqsat_uopc.tinygrad.fuzz.check import (
 )
 from eqsat_uopc.tinygrad.fuzz.grammar import FuzzCase, divisors_exclude_zero, generate, template_names
 from eqsat_uopc.tinygrad.fuzz.regressions import bounds_by_name, shape_key
-from eqsat_uopc.tinygrad.fuzz.shrink import normalize_slots, shrink
 from eqsat_uopc.verify.proof import prove_equivalent
 
 __all__ = ["FuzzReport", "FuzzSettings", "ShrunkCase", "fuzz", "still_larger"]
@@ -295,23 +294,6 @@ def _check_one(args: tuple[int, int, tuple[str, ...], Optimizer, tuple[str, ...]
     return check_case(generate(seed, index, templates), optimizer, semantics, samples)
 
 
-def _map(fn: Callable[[Any], Any], items: Sequence[Any], workers: int, tick: Callable[[], None]) -> list[Any]:
-    """fn over items, in worker processes when workers > 1; results in item order."""
-    if workers <= 1 or len(items) <= 1:
-        out = []
-        for x in items:
-            out.append(fn(x))
-            tick()
-        return out
-    ctx = mp.get_context("spawn")  # fork after egglog/z3 have started threads is unsafe
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        out = []
-        for r in pool.map(fn, items, chunksize=4):
-            out.append(r)
-            tick()
-        return out
-
-
 def _to_shrink(
     results: Iterable[CaseResult], semantics: Sequence[str], per_template: int
 ) -> Iterator[tuple[CaseResult, str]]:
@@ -347,14 +329,14 @@ def fuzz(
     ]
     no_tick: Callable[[], None] = lambda: None
     tick = progress("check", len(tasks)) if progress else no_tick
-    results = _map(_check_one, tasks, settings.workers, tick)
+    results = run_all(_check_one, tasks, settings.workers, tick)
     report = FuzzReport(settings, results)
     if not settings.shrink:
         return report
     chosen = list(_to_shrink(results, semantics, settings.shrink_per_template))
     tick = progress("shrink", len(chosen)) if progress else no_tick
     jobs = [(r, sem, optimizer, settings.shrink_budget) for r, sem in chosen]
-    shrunk = _map(_shrink_one, jobs, settings.workers, tick)
+    shrunk = run_all(_shrink_one, jobs, settings.workers, tick)
     report.shrunk = [s for s in shrunk if s is not None]
     report.shrink_dropped = len(shrunk) - len(report.shrunk)
     seen: set[str] = set()

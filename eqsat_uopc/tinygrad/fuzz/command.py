@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from eqsat_uopc.fuzz.workers import terminal_progress
 from eqsat_uopc.tinygrad.fuzz.grammar import TEMPLATES
 
 __all__ = ["UsageError", "add_arguments", "run", "settings_from"]
@@ -154,29 +155,6 @@ def settings_from(args: argparse.Namespace) -> Any:
     )
 
 
-def _progress():  # pragma: no cover  (drawn only on a terminal)
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        return None, None
-    bar = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    )
-
-    def phase(name: str, total: int):
-        tid = bar.add_task(name, total=total)
-        return lambda: bar.advance(tid)
-
-    return bar, phase
-
-
 def run(args: argparse.Namespace, optimizer: Any) -> int:
     """The command: options checked, the campaign run, the report printed (and written)."""
     from eqsat_uopc.tinygrad.fuzz.campaign import fuzz
@@ -187,7 +165,7 @@ def run(args: argparse.Namespace, optimizer: Any) -> int:
     except UsageError as e:
         print(f"eqsat-uopc: error: {e}", file=sys.stderr)
         return 2
-    bar, phase = _progress()
+    bar, phase = terminal_progress()
     if bar is not None:
         with bar:
             report = fuzz(settings, optimizer, phase)

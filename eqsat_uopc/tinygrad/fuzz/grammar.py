@@ -9,7 +9,7 @@ forms varied the way real index code varies them: inputs whose lower bound lies 
 below 0 (and inputs with no bounds), coefficients that share factors with the divisor or are
 congruent to a small residue of either sign, negative divisors and coefficients, variable
 divisors with positive bounds, div/mod nested in div/mod, and every IR spelling of what tinygrad
-writes with ops the IR lacks (spelling.py).
+writes with ops the IR lacks (eqsat_uopc.fuzz.spelling).
 
 `generate(seed, index, templates)` is deterministic: expression `index` of `seed` uses template
 `templates[index % len(templates)]` and an rng seeded by (seed, index, template name), so a case is
@@ -24,11 +24,11 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from eqsat_uopc.fuzz import spelling as sp
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.intervals import bounds
-from eqsat_uopc.tinygrad.fuzz import spelling as sp
 
 __all__ = [
     "BOUND_KINDS",

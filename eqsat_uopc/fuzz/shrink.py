@@ -9,12 +9,14 @@ steps first):
 1. a node replaced by one of its operands of the same dtype;
 2. a node replaced by a constant (0 or 1; false or true);
 3. an input dropped: replaced by a constant inside its bounds, or by another input;
-4. a constant moved toward 0 and 1 (0, 1, -1, half of it, one step toward 0, its absolute value);
+4. a constant moved toward 0 and 1 (0, 1, -1, half of it, its absolute value, one step toward 0, or
+   for a large one the round numbers below it), never out of int32;
 5. an input's bounds narrowed (to one side of 0, halved, trimmed by one at an end) or moved toward 0.
 
 Replacements act on the DAG: a shared node is replaced everywhere it is used. Everything is
 deterministic: the same program and predicate give the same result. The property is the caller's
-(the fuzzer's is "valid, and our optimizer's result is still larger than tinygrad's"); `still` is
+(the tinygrad fuzzer's is "valid, and our optimizer's result is still larger than tinygrad's"; the
+soundness fuzzer's "the optimizer still returns a wrong program, or still raises"); `still` is
 called at most once per distinct variant.
 """
 
@@ -68,8 +70,18 @@ def _param(p: UOp, b: tuple[int, int] | None) -> UOp:
 
 
 def _const_steps(v: int) -> list[int]:
-    steps = [0, 1, -1, int(v / 2), v - (1 if v > 0 else -1), abs(v)]
-    return [s for s in dict.fromkeys(steps) if s != v and _const_cost(s) < _const_cost(v)]
+    """0, 1, -1, half of v, |v|, and one step toward 0: by one for a small v; for a large one, to the
+    round numbers just below it (+-2**k and one either side), so that shrinking never walks a
+    constant near 2**31 down by ones, and keeps it readable."""
+    steps = [0, 1, -1, int(v / 2), abs(v)]
+    sign = 1 if v > 0 else -1
+    if abs(v) <= 2**16:
+        steps.append(v - sign)
+    else:
+        k = abs(v).bit_length() - 1
+        steps += [sign * m for m in (2**k, 2**k - 1, 2**k + 1)]
+    fits = [s for s in dict.fromkeys(steps) if I32_MIN <= s <= I32_MAX]
+    return [s for s in fits if s != v and _const_cost(s) < _const_cost(v)]
 
 
 def _bounds_steps(b: tuple[int, int] | None) -> list[tuple[int, int]]:

@@ -1,4 +1,4 @@
-"""How the IR spells what tinygrad writes with ops the IR lacks: each spelling, chosen at random.
+"""How the IR spells what front ends write with ops the IR lacks: each spelling, chosen at random.
 
 The IR has no SUB, NEG, AND, OR, XOR, NOT, <=, >=, ==, truncating division or shifts; a program
 that reaches saturation from tinygrad (through `from_tinygrad`) or from a user writes them with
@@ -16,7 +16,8 @@ the ops it has, and each has several spellings:
 - x << k, x >> k: `x * 2**k`, `x // 2**k`.
 
 A fuzzer that only wrote one spelling would test one rule's left-hand side; the simplifier must
-know all of them, so every helper here takes the generator's rng and picks one.
+know all of them, so every helper here takes the generator's rng and picks one. Both fuzzers (the
+differential one against tinygrad and the soundness one) draw their spellings here.
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from eqsat_uopc.ir.uop import UOp
 
 __all__ = [
     "AND_SPELLINGS",
+    "FALSE",
     "NOT_SPELLINGS",
     "OR_SPELLINGS",
+    "TRUE",
     "and_",
     "cdiv",
     "cmod",

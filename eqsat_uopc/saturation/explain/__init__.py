@@ -1,0 +1,29 @@
+"""Explanations' chains: the rewrites from a run's program to its result, found after the run.
+
+chain (RewriteStep, RewriteChain, replay, infix: a chain as a value) and search (ChainSearch: the
+chain found over a saturated e-graph). The checks of every step are eqsat_uopc.verify.explanation's.
+"""
+
+from eqsat_uopc.saturation.explain.chain import (
+    UNEXPLAINED,
+    ReplayError,
+    RewriteChain,
+    RewriteStep,
+    apply_step,
+    infix,
+    replay,
+    subterm_at,
+)
+from eqsat_uopc.saturation.explain.search import ChainSearch
+
+__all__ = [
+    "UNEXPLAINED",
+    "ChainSearch",
+    "ReplayError",
+    "RewriteChain",
+    "RewriteStep",
+    "apply_step",
+    "infix",
+    "replay",
+    "subterm_at",
+]

@@ -1,0 +1,382 @@
+"""Find the chain of rewrites from a run's program to the program extracted from its e-graph.
+
+Nothing is recorded while the run saturates (explanations off cost nothing): the chain is
+searched for afterwards, over what the run left, in three moves.
+
+1. Congruence: the program and the result are split where they differ. At a pair of subterms of
+   one e-class with the same operator, argument and type whose sources are pairwise in one
+   e-class (or identical), the pair is the pairs of its sources; anywhere else it is one step.
+2. Attribution, pair by pair, the first move that works:
+   - one Python rule at the pair's root: a greedy rule (`symbolic/<name>`, the seed's rules sound
+     under the run's int semantics) or an index-algebra fold (`linear/<name>`);
+   - one egglog rule: on a fresh engine of the run's rule set holding only the two subterms, after
+     the analyses (the rules that only set bounds) ran to a fixed point, one iteration of one
+     rule's ruleset puts them in one e-class. The rule is found by bisection over the rules that
+     matched in the run (about 10 egglog iterations, each in a push/pop). One iteration applies
+     every match of the rule, so such a step may use it at more than one place inside the
+     subterm; its direction (left to right or back) is not recorded;
+   - the Python rules' greedy rewrite to a fixed point, one step per firing: when the fixed point
+     is the other side, or a term not known to be in another e-class, the rest is searched from
+     there (at most DETOURS times along one pair);
+   - a comparison the decided-comparisons hook decides (`linear/piecewise-compare`, where the rule
+     set has it);
+   - two sources in one e-class (`x != y`, x and y equal): the larger rewritten into the smaller
+     first (searched as a pair of its own), the rest searched from there;
+   - through a third member of the e-class: an e-node of its class over terms at hand (the
+     subterms of both sides, the e-graph's constants) that one named rule reaches, and from which
+     the rest is wholly named (at most THROUGH_CANDIDATES tried);
+   - sources whose e-class holds a constant (a bound pinned, a fold): that constant first (its own
+     steps), the rest searched from there.
+3. Otherwise the pair is one step `e-graph/unexplained`: its two sides are in one e-class of the
+   run, and no move above named the rules between them (several rules at once, the folding step).
+   Its note names the egglog rules that unite the two sides together in one or two iterations,
+   where there are such (delta debugging over the matched rules), without claiming a chain.
+
+Every step is still checked, named or not (eqsat_uopc.verify.explanation).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from egglog import bindings
+
+from eqsat_uopc.greedy.matcher import PatternMatcher
+from eqsat_uopc.greedy.symbolic import sound_symbolic
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.linear.rules import ALGEBRA, ALGEBRA_NO_OVERFLOW
+from eqsat_uopc.rules.python_rules import ALGEBRA_RULES, PIECEWISE_COMPARE
+from eqsat_uopc.saturation.engine import Engine, engine_program
+from eqsat_uopc.saturation.explain.chain import UNEXPLAINED, RewriteChain, RewriteStep
+from eqsat_uopc.saturation.lower import Lowerer
+from eqsat_uopc.saturation.piecewise import decided_comparisons
+from eqsat_uopc.saturation.piecewise.compare import is_comparison
+
+__all__ = ["MAX_PYTHON_STEPS", "MAX_STEPS", "ChainSearch"]
+
+MAX_STEPS = 400  # steps of one chain at most: a longer one ends in one unexplained step
+MAX_PYTHON_STEPS = 200  # firings of the Python rules in one attribution at most
+DETOURS = 3  # Python fixed points through a third term of the e-class, per pair at most
+THROUGH_CANDIDATES = 12  # members of an e-class tried as the middle of a step, at most
+ANALYSIS_ITERATIONS = 8  # iterations of the analyses before a rule is tried, at most
+_MAY_UNION = re.compile(r"\((union|rewrite|birewrite|subsume|delete)\b")
+
+# the algebra folds' greedy names (divmod-fold) -> the names the rule sets declare (linear/divmod-fold)
+ALGEBRA_NAMES = {rule.name.split("/", 1)[1]: rule.name for rule in ALGEBRA_RULES}
+
+
+class ChainSearch:
+    """The chain search of one run: its e-graph (`class_of`: a UOp -> its e-class id or None;
+    `constants`: e-class id -> the constant it holds; `egraph`: the read-back EGraph, for the
+    members of a class), its rule set and int semantics, and the egglog rules that matched in it
+    (None: every rule)."""
+
+    def __init__(
+        self,
+        class_of: Any,
+        rule_set: Any,
+        int_semantics: str,
+        matched: frozenset[str] | None,
+        constants: dict[Any, UOp] | None = None,
+        egraph: Any = None,
+    ):
+        self.class_of = class_of
+        self.constants = constants or {}
+        self.egraph = egraph
+        self.rule_set, self.int_semantics = rule_set, int_semantics
+        self.matched = matched
+        algebra = ALGEBRA_NO_OVERFLOW if int_semantics == "no_overflow" else ALGEBRA
+        self.symbolic = sound_symbolic(int_semantics)
+        self.python = PatternMatcher(list(self.symbolic.rules) + list(algebra.rules))
+        self._algebra = frozenset(r.name for r in algebra.rules)
+        self._piecewise = PIECEWISE_COMPARE.name in {r.name for r in rule_set.rules(int_semantics)}
+        self._engine: Engine | None = None
+        self._units: list[tuple[str, str]] | None = None
+        self._analyses: tuple[str, ...] = ()
+
+    def close(self) -> None:
+        """Free the egglog engine the search made (if it made one)."""
+        if self._engine is not None:
+            self._engine.release()
+            self._engine = None
+
+    # -- the chain
+    def chain(self, start: UOp, result: UOp) -> RewriteChain:
+        """The steps from start to result (both in the run's e-graph, in one e-class)."""
+        steps: list[RewriteStep] = []
+        self._pair(start, result, (), steps, DETOURS)
+        if len(steps) > MAX_STEPS:
+            steps = [RewriteStep(UNEXPLAINED, "e-graph", start, result)]
+        return RewriteChain(start, result, tuple(steps), self.int_semantics)
+
+    def _same_class(self, a: UOp, b: UOp) -> bool:
+        if a is b:
+            return True
+        ca = self.class_of(a)
+        return ca is not None and ca == self.class_of(b)
+
+    def _may_be_same_class(self, a: UOp, b: UOp) -> bool:
+        """Not known to be apart: in one e-class, or a not in the e-graph (a read-back leaves out the
+        e-nodes a rule subsumed)."""
+        ca = self.class_of(a)
+        return ca is None or ca == self.class_of(b)
+
+    def _pair(self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int) -> None:
+        if a is b or len(steps) > MAX_STEPS:
+            return
+        if (
+            a.op is b.op
+            and a.arg == b.arg
+            and a.dtype is b.dtype
+            and a.shape == b.shape
+            and len(a.src) == len(b.src)
+            and all(self._same_class(s, t) for s, t in zip(a.src, b.src, strict=True))
+        ):
+            for i, (s, t) in enumerate(zip(a.src, b.src, strict=True)):
+                self._pair(s, t, (*path, i), steps, detours)
+            return
+        out = self.python.rewrite(a)
+        if out is b:
+            steps.append(self._python_step(self.python.last_fired.name, a, b, path, everywhere=False))
+            return
+        if (unit := self._egglog_rule(a, b)) is not None:
+            steps.append(RewriteStep(unit, "egglog", a, b, path))
+            return
+        fixed, fired = self._python_fixed_point(a)
+        detour = detours > 0 and self._may_be_same_class(fixed, b) if fixed is not None else False
+        if fixed is not None and fired and (fixed is b or detour):
+            steps.extend(self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired)
+            self._pair(fixed, b, path, steps, detours - 1)
+            return
+        if self._decided(a, b):
+            steps.append(RewriteStep(PIECEWISE_COMPARE.name, "decided-comparisons", a, b, path))
+            return
+        if (same := self._equal_sources(a)) is not None:  # one source into the other, then the rest
+            i, j = same
+            self._pair(a.src[j], a.src[i], (*path, j), steps, detours)
+            src = list(a.src)
+            src[j] = a.src[i]
+            self._pair(a.replace(src=tuple(src)), b, path, steps, detours)
+            return
+        if detours > 0 and self._through_class(a, b, path, steps, detours):
+            return
+        folded = self._constant_sources(a)
+        if folded is not a:  # sources whose e-class holds a constant: those first, then the rest
+            for i, (s, t) in enumerate(zip(a.src, folded.src, strict=True)):
+                self._pair(s, t, (*path, i), steps, detours)
+            self._pair(folded, b, path, steps, detours)
+            return
+        steps.append(RewriteStep(UNEXPLAINED, "e-graph", a, b, path, note=self._together(a, b)))
+
+    def _through_class(
+        self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
+    ) -> bool:
+        """Two steps or more through a third member m of a's e-class: one named rule from a to m, then
+        a wholly named chain from m to b. The candidates m are the e-nodes of a's class over terms at
+        hand (the subterms of a and b, the constants of the e-graph): at most THROUGH_CANDIDATES."""
+        cls = self.class_of(a)
+        if self.egraph is None or cls is None or cls not in self.egraph.classes:
+            return False
+        known: dict[Any, UOp] = dict(self.constants)
+        for t in (*b.toposort(enter_call_bodies=False), *a.toposort(enter_call_bodies=False)):
+            if t is not a and t is not b and (c := self.class_of(t)) is not None:
+                known[c] = t  # a's own, where both have one
+        tried = 0
+        for node in self.egraph.classes[cls].nodes:
+            if tried >= THROUGH_CANDIDATES:
+                break
+            kids = [known.get(c) for c in node.children]
+            if any(k is None for k in kids):
+                continue
+            try:
+                m = UOp(node.op, tuple(kids), node.arg)
+            except Exception:  # an e-node over terms of another type than the class's: not a term here
+                continue
+            if m is a or m is b or m.dtype is not a.dtype:
+                continue
+            tried += 1
+            first = self._one_rule(a, m, path)
+            if first is None:
+                continue
+            rest: list[RewriteStep] = []
+            self._pair(m, b, path, rest, detours - 1)
+            if all(r.explained for r in rest) and len(steps) + len(rest) <= MAX_STEPS:
+                steps.append(first)
+                steps.extend(rest)
+                return True
+        return False
+
+    def _one_rule(self, a: UOp, b: UOp, path: tuple[int, ...]) -> RewriteStep | None:
+        """The step a -> b by one named rule (a Python rule at a's root, one egglog rule), or None."""
+        if self.python.rewrite(a) is b:
+            return self._python_step(self.python.last_fired.name, a, b, path, everywhere=False)
+        if (unit := self._egglog_rule(a, b)) is not None:
+            return RewriteStep(unit, "egglog", a, b, path)
+        return None
+
+    def _decided(self, a: UOp, b: UOp) -> bool:
+        """Does the decided-comparisons hook (run only where the rule set has its rule) decide a as b?"""
+        if not self._piecewise or b.op is not Ops.CONST or not is_comparison(a):
+            return False
+        return any(u is a and value == b.arg for u, value in decided_comparisons([a]))
+
+    def _equal_sources(self, a: UOp) -> tuple[int, int] | None:
+        """Two sources of a, not the same term, in one e-class (`x != y` with x and y equal), or None:
+        (i, j) with source j the one to rewrite into source i, the smaller."""
+        classes: dict[Any, int] = {}
+        for j, s in enumerate(a.src):
+            c = self.class_of(s) if not s.shape else None
+            if c is None:
+                continue
+            if (i := classes.setdefault(c, j)) != j and a.src[i] is not s:
+                return (i, j) if a.src[i].size <= s.size else (j, i)  # into the smaller
+        return None
+
+    def _constant_sources(self, a: UOp) -> UOp:
+        """a with every non-constant source whose e-class holds a constant replaced by it (a itself
+        if there is none): the constant was found by a rule (an interval pinned, a fold), and the
+        step from a to the result is often one rule on it (`r + 0 -> r`)."""
+        src = []
+        for s in a.src:
+            c = self.constants.get(self.class_of(s)) if s.op is not Ops.CONST and not s.shape else None
+            src.append(s if c is None or c.dtype is not s.dtype else c)
+        return a if all(s is t for s, t in zip(src, a.src, strict=True)) else a.replace(src=tuple(src))
+
+    # -- Python rules
+    def _python_step(self, name: str, a: UOp, b: UOp, path: tuple[int, ...], everywhere: bool) -> RewriteStep:
+        if name in self._algebra:
+            return RewriteStep(
+                ALGEBRA_NAMES.get(name, f"linear/{name}"), "index-algebra", a, b, path, everywhere
+            )
+        return RewriteStep(f"symbolic/{name}", "greedy-seed", a, b, path, everywhere)
+
+    def _python_fixed_point(self, term: UOp) -> tuple[UOp | None, list[tuple[str, UOp, UOp]]]:
+        """The Python rules' rewrite of term to a fixed point, innermost first, one firing a step
+        (a shared subterm rewritten everywhere at once, as the greedy engine does); None past
+        MAX_PYTHON_STEPS firings."""
+        fired: list[tuple[str, UOp, UOp]] = []
+        while True:
+            for n in term.toposort(enter_call_bodies=False):
+                m = self.python.rewrite(n)
+                if m is not None and m is not n:
+                    fired.append((self.python.last_fired.name, n, m))
+                    term = term.substitute({n: m})
+                    break
+            else:
+                return term, fired
+            if len(fired) > MAX_PYTHON_STEPS:
+                return None, fired
+
+    # -- egglog rules
+    def _egglog_rule(self, a: UOp, b: UOp) -> str | None:
+        """The egglog rule one iteration of which unites a and b on an e-graph of them alone, or None."""
+        found = self._egglog_rules(a, b, 1, minimize=False)
+        return found[0] if found is not None and len(found) == 1 else None
+
+    def _egglog_rules(self, a: UOp, b: UOp, iterations: int, minimize: bool) -> list[str] | None:
+        """Rules that, run together for `iterations` iterations on an e-graph of a and b alone (after
+        the analyses), unite them; None if all the matched rules do not. Without minimize, one rule
+        found by bisection (None if no single rule does it); with minimize, a set from which no rule
+        can be left out (delta debugging: chunks of the rules removed while the rest still unite)."""
+        if a.shape or b.shape:
+            return None
+        engine = self._engine_for()
+        units = self._units
+        if not units:
+            return None
+        egraph = engine.begin()
+        try:
+            lowerer = Lowerer(egraph)
+            ia, ib = lowerer.lower(a), lowerer.lower(b)
+            lowerer.flush()
+            egraph.parse_and_run_program("(run bookkeeping 1)")
+            self._analyse(engine, egraph)
+            if _value(egraph, ia) == _value(egraph, ib):
+                return None  # the analyses alone: no rewrite to name
+
+            def unites(part: list[tuple[str, str]]) -> bool:
+                engine.checkpoint()
+                try:
+                    name = engine.combined(tuple(r for r, _ in part))
+                    for _ in range(iterations):
+                        egraph.parse_and_run_program(f"(run {name} 1)")
+                        egraph.parse_and_run_program("(run bookkeeping 1)")
+                    return _value(egraph, ia) == _value(egraph, ib)
+                finally:
+                    engine.rollback()
+
+            if not unites(units):
+                return None
+            if not minimize:
+                while len(units) > 1:
+                    half = len(units) // 2
+                    if unites(units[:half]):
+                        units = units[:half]
+                    elif unites(units[half:]):
+                        units = units[half:]
+                    else:
+                        return None  # only rules of both halves together: more than one rule
+                return [units[0][1]]
+            chunk = max(1, len(units) // 2)
+            while True:
+                i = 0
+                while i < len(units) and len(units) > 1:
+                    trial = units[:i] + units[i + chunk :]
+                    if trial and unites(trial):
+                        units = trial
+                    else:
+                        i += chunk
+                if chunk == 1:
+                    return [name for _, name in units]
+                chunk = max(1, chunk // 2)
+        finally:
+            engine.release()
+
+    def _together(self, a: UOp, b: UOp) -> str:
+        """For an unexplained step: the egglog rules that unite a and b together, in one iteration or
+        two, as a note (`needs together, in 2 iterations: r1, r2`), or ""."""
+        for iterations in (1, 2):
+            rules = self._egglog_rules(a, b, iterations, minimize=True)
+            if rules is not None:
+                plural = "s" if iterations > 1 else ""
+                return (
+                    f"egglog unites them with {', '.join(rules)} together, in {iterations} iteration{plural}"
+                )
+        return ""
+
+    def _analyse(self, engine: Engine, egraph: bindings.EGraph) -> None:
+        """The analyses' facts (bounds: rules that only set `lo`/`hi`, never union) on the two terms, to
+        a fixed point (at most ANALYSIS_ITERATIONS), as the run had them when its rules fired."""
+        if not self._analyses:
+            return
+        name = engine.combined(self._analyses)
+        for _ in range(ANALYSIS_ITERATIONS):
+            out = egraph.parse_and_run_program(f"(run {name} 1)")
+            egraph.parse_and_run_program("(run bookkeeping 1)")
+            if not out[0].report.updated:
+                return
+
+    def _engine_for(self) -> Engine:
+        if self._engine is None:
+            self._engine = Engine(self.rule_set, self.int_semantics)
+            forms: dict[str, list[str]] = {}
+            for text, unit in engine_program(self.rule_set, self.int_semantics).forms:
+                if unit is not None:
+                    forms.setdefault(unit, []).append(text)
+            analyses = {
+                r for r, _ in self._engine.units if not any(_MAY_UNION.search(f) for f in forms.get(r, ()))
+            }
+            self._analyses = tuple(r for r, _ in self._engine.units if r in analyses)
+            self._units = [
+                u
+                for u in self._engine.units
+                if u[0] not in analyses and (self.matched is None or u[1] in self.matched)
+            ]
+        return self._engine
+
+
+def _value(egraph: bindings.EGraph, name: int) -> Any:
+    span = bindings.PanicSpan()
+    return egraph.eval_expr(bindings.Call(span, "N", [bindings.Lit(span, bindings.Int(name))]))[1]
