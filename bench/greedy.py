@@ -203,7 +203,7 @@ def section_simplify(exprs: list[IndexExpression], repeats: int, rows_shown: int
     rows = []
     for e in exprs:
         t = time.perf_counter()
-        ours = simplify(e.program)  # first call: the memo is cold for this root
+        ours = simplify(e.program)  # the first call on this root
         ours_first = time.perf_counter() - t
         ours_best = min(ours_first, best_of(lambda p=e.program: graph_rewrite(p, symbolic), repeats))
         tg_expr = to_tinygrad(e.program)

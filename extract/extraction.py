@@ -33,8 +33,10 @@ class Extraction:
     choice: e-class id -> chosen e-node, only the e-classes the roots need.
     programs: one hash-consed UOp per root; program: the first.
     cost: the programs' cost under the cost model, recomputed from the programs.
-    optimal: True if the extractor proved it optimal for this cost model, False if an exact
-      extractor stopped before proving it, None if no claim is made.
+    optimal: True if the extractor proved it optimal for this cost model among the terms the e-graph
+      holds (no claim about equivalent programs the e-graph does not hold: rules that never derived
+      `x` from `x // y * y + x % y` leave the 6-node input "optimal"), False if an exact extractor
+      stopped before proving it, None if no claim is made.
     bound: a proved lower bound on the optimal cost (or None).
     report: the SaturationReport of the run the e-graph came from, and saturation: that run
       (eqsat_uopc.saturation.Saturation), when the e-graph came from one (None otherwise).

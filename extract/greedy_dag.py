@@ -103,6 +103,8 @@ class _CountedChoice:
         self.log: list[tuple[str, int, int]] = []  # ("ref", class, old count) / ("choice", class, old node)
         self.total = sum(self._inc(r) for r in problem.roots)
         self.log.clear()
+        self.rank: dict[int, int] | None = None  # _ranks(): None when a switch made it stale
+        self.uphill = False  # did the last cycle check meet a class ranked above the switched one
 
     def _inc(self, c: int) -> float:
         added, stack = 0.0, [c]
@@ -140,23 +142,54 @@ class _CountedChoice:
             else:
                 self.refs.pop(k, None)
 
+    def _ranks(self) -> dict[int, int]:
+        """A topological rank of the chosen e-classes (each above the classes its chosen e-node
+        needs), computed when the last one was made stale."""
+        if self.rank is None:
+            children, choice = self.problem.node_children, self.choice
+            rank: dict[int, int] = {}
+            for top in choice:
+                if top in rank:
+                    continue
+                stack: list[tuple[int, bool]] = [(top, False)]
+                while stack:
+                    k, expanded = stack.pop()
+                    if expanded:
+                        rank.setdefault(k, len(rank))
+                        continue
+                    if k in rank:
+                        continue
+                    stack.append((k, True))
+                    stack.extend((ch, False) for ch in children[choice[k]] if ch not in rank and ch in choice)
+            self.rank = rank
+        return self.rank
+
     def _reaches_itself(self, start: int) -> bool:
+        """Does the class `start` (just switched) reach itself through the choice? A class ranked
+        below `start` cannot reach it (the ranks are a topological order of the choice before the
+        switch), so the search visits only classes ranked above it: none when every class the new
+        e-node needs ranks below, which is the common switch, so a hill climb over a long chain
+        costs O(1) a switch instead of a walk of the whole chain."""
+        rank = self._ranks()
+        floor = rank[start]
         children, choice = self.problem.node_children, self.choice
         seen: set[int] = set()
-        stack = list(dict.fromkeys(children[choice[start]]))
+        stack = [k for k in dict.fromkeys(children[choice[start]]) if rank[k] >= floor]
+        self.uphill = bool(stack)
         while stack:
             k = stack.pop()
             if k == start:
                 return True
             if k not in seen:
                 seen.add(k)
-                stack.extend(children[choice[k]])
+                stack.extend(ch for ch in children[choice[k]] if rank[ch] >= floor)
         return False
 
     def try_switch(self, c: int, n: int, neutral: bool = False) -> bool:
         """Choose e-node n for class c if that lowers the DAG cost (or, with neutral, keeps it) and
         stays acyclic; else undo."""
         children, node_cost = self.problem.node_children, self.problem.node_cost
+        self._ranks()  # of the choice before the switch (acyclic)
         old = self.choice[c]
         mark = len(self.log)
         self.log.append(("choice", c, old))
@@ -170,6 +203,8 @@ class _CountedChoice:
         if (delta < -eps or (neutral and delta <= eps)) and not self._reaches_itself(c):
             self.total += delta
             self.log.clear()
+            if self.uphill:
+                self.rank = None  # c now needs a class ranked above it: rank again when next asked
             return True
         self._undo(mark)
         return False

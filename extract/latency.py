@@ -10,7 +10,9 @@ Which table: `Latency()` (the built-in "latency" model) uses this machine's cali
 there is one, `latency.json` in the per-user cache (eqsat_uopc.user_cache; `eqsat-uopc calibrate`
 writes it), and the default table otherwise; `describe()` says which, and the CLI prints it. The
 file is read again whenever it changes (checked each time the model is looked up by `cost_model`).
-`Latency(table)` uses the table given, `load_latency_table(path)` a table file.
+`Latency(table)` uses the table given, `load_latency_table(path)` a table file. The table read is
+kept in a cache of one entry, keyed by the file's path, modification time and size (its comment
+says when it is checked; `forget_machine_table()` empties it).
 
 The default table is an estimate for scalar code on a ~3 GHz x86-64 core (one add ~0.3 ns, a
 32-bit division ~8 ns, sin ~12 ns); constants and PARAMs cost 0 (immediates and inputs already in
@@ -44,6 +46,7 @@ __all__ = [
     "MACHINE_TABLE_FILE",
     "Latency",
     "MachineTable",
+    "forget_machine_table",
     "load_latency_table",
     "machine_table",
     "machine_table_path",
@@ -134,12 +137,25 @@ class MachineTable:
         return text
 
 
+# This machine's table as last read: a cache of one entry (a MachineTable), keyed by the file's
+# path and its (mtime_ns, size) stamp. machine_table() compares the key with the file (one stat)
+# and reads the file again when they differ; cost_model("latency") calls it at every lookup, so a
+# model looked up after `eqsat-uopc calibrate` (or with another EQSAT_UOPC_CACHE_DIR) prices with
+# the new table. Latency's per-node lookups read the entry without the stat, so a model object kept
+# from before sees a change at its next lookup. forget_machine_table() empties the cache.
 _machine_state: MachineTable | None = None
+
+
+def forget_machine_table() -> None:
+    """Empty the cache of this machine's table: the next lookup reads the file (see above)."""
+    global _machine_state
+    _machine_state = None
 
 
 def machine_table() -> MachineTable:
     """This machine's calibrated table as the per-user cache holds it now (read again when the path
-    or the file changed since the last call; a malformed file is a CostModelError naming it)."""
+    or the file changed since the last call; a malformed file is a CostModelError naming it). The
+    table read is cached, one entry keyed by path and file stamp (forget_machine_table empties it)."""
     global _machine_state
     path = machine_table_path()
     try:

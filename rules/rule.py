@@ -236,6 +236,11 @@ class Rule:
         return self.name.split("/", 1)[0]
 
     @property
+    def local_name(self) -> str:
+        """The name within its family: "divmod-fold" for "linear/divmod-fold"."""
+        return self.name.split("/", 1)[1]
+
+    @property
     def engine(self) -> str:
         """What runs it: "egglog", or "python" for a rule of the Python steps."""
         return "python" if self.kind == "python" else "egglog"

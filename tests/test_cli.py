@@ -79,9 +79,56 @@ def test_optimize_prints_the_best_program_and_its_report(capsys):
     assert main(["optimize", str(EXAMPLES / "call_sq.uir")]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "%0 = const 49"
-    assert out[1] == "# cost (dag_size): 1, proved optimal; int semantics wrap"
+    assert out[1] == "# cost (dag_size): 1, proved optimal among the e-graph's terms; int semantics wrap"
     assert re.fullmatch(r"# validated: proved \(z3, bit-vectors, \d+ ms\)", out[2])
     assert out[3].startswith("# saturation: constant after ")
+
+
+DIVVAR = (
+    "%0 = param : slot=0 dtype=i32\n%1 = param : slot=1 dtype=i32\n%2 = floordiv %0, %1\n"
+    "%3 = mul %2, %1\n%4 = floormod %0, %1\n%5 = add %3, %4\n"
+)
+
+
+def test_proved_optimal_is_said_of_the_e_graphs_terms_not_of_every_equivalent_program(tmp_path, capsys):
+    from eqsat_uopc.ir.uir import parse_uir
+    from eqsat_uopc.verify import check_equivalent
+
+    path = tmp_path / "divvar.uir"
+    path.write_text(DIVVAR)
+    assert main(["optimize", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "".join(line + "\n" for line in out[:6]) == DIVVAR  # the input itself, 6 nodes
+    assert out[6] == "# cost (dag_size): 6, proved optimal among the e-graph's terms; int semantics wrap"
+    # x // y * y + x % y is x wherever it is defined (y != 0): one node, not among the e-graph's terms
+    program = parse_uir(DIVVAR)
+    x = program.src[0].src[0].src[0]
+    assert check_equivalent(program, x, int_semantics="wrap", samples=50).status == "proved"
+
+
+def test_the_saturation_line_shows_every_time_the_report_has():
+    from dataclasses import dataclass
+
+    from eqsat_uopc.cli.optimize import phase_times
+    from eqsat_uopc.saturation import SaturationReport
+
+    times = {"egglog_time": 0.5, "fold_time": 0.25, "lower_time": 0.125, "raise_time": 0.004}
+    r = SaturationReport("default", "wrap", 100, 10, 1.0, engine_time=0.002, other_time=0.001, **times)
+    r.start_times = {"greedy-seed": 0.03, "index-algebra": 0.015}
+    assert phase_times(r) == (
+        "hook starts 0.045 s, engine 0.002 s, lowering 0.125 s, egglog 0.500 s, folding 0.250 s, "
+        "read-back 0.004 s, other 0.001 s"
+    )
+
+    @dataclass
+    class WithMoreTimes(SaturationReport):  # a time the report gains is on the line without a change here
+        explain_time: float = 0.75
+
+    r = WithMoreTimes("default", "wrap", 100, 10, 1.0, replay_time=0.01, **times)
+    assert phase_times(r) == (
+        "hook starts 0.000 s, engine 0.000 s, lowering 0.125 s, egglog 0.500 s, folding 0.250 s, "
+        "read-back 0.004 s, replay 0.010 s, other 0.000 s, explain 0.750 s"
+    )
 
 
 def test_optimize_reports_every_pulse(tmp_path, capsys):
@@ -226,7 +273,7 @@ def test_optimize_says_when_the_program_was_decided_before_any_rule_ran(tmp_path
     assert out[0] == "%0 = const true"
     assert out[-1].startswith(
         "# saturation: constant after 0 iterations; decided before any rule ran, no engine; "
-        "e-nodes per iteration [9]; lowering "
+        "e-nodes per iteration [9]; hook starts "
     )
     assert main(["optimize", str(path), "--shortcut-decided", "no"]) == 0
     assert " rules left out (they cannot fire); e-nodes per iteration [9]; " in capsys.readouterr().out
@@ -264,6 +311,48 @@ def test_a_program_whose_evaluation_fails_raises_a_user_error_from_the_api():
             evaluate(program)
         assert isinstance(e.value, ProgramError) and isinstance(e.value, UserError)
         assert isinstance(e.value, IndexError)  # as the chapter's interpreter raises
+
+
+def test_compare_sample_is_seeded_exclusive_with_limit_and_recorded_as_a_setting(tmp_path, capsys):
+    from eqsat_uopc.cli.compare import selected
+
+    lines = caviar_path().read_text().splitlines()[:8]
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("\n".join(lines) + "\n")
+    ids = [json.loads(x)["id"] for x in lines]
+    chosen = [ids[k] for k in selected(8, sample=3, seed=4)]
+    assert len(chosen) == 3 and chosen != ids[:3]
+    out = tmp_path / "rows.jsonl"
+    argv = ["compare", str(corpus), "--sample", "3", "--seed", "4", "--no-verify", "--workers", "1"]
+    assert main([*argv, "--out", str(out), "--json"]) == 0
+    printed = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["key"] for r in printed[:-1]] == chosen
+    assert printed[-1]["summary"]["selection"] == {"how": "sample", "n": 3, "of": 8, "seed": 4}
+    assert json.loads(out.read_text().splitlines()[0])["settings"]["programs"] == {"sample": 3, "seed": 4}
+    assert main([*argv, "--out", str(out)]) == 0  # the same sample: resumed, and said where rows come from
+    assert (
+        f"  programs             3 (3 compared, 0 timed out, 0 crashed, 0 failed); chosen: a random sample "
+        f"of 3 of 8 (seed 4); rows read from {out} (any earlier run's included)"
+    ) in capsys.readouterr().out.splitlines()
+    other = ["compare", str(corpus), "--sample", "3", "--seed", "5", "--no-verify", "--out", str(out)]
+    assert main(other) == 2
+    assert capsys.readouterr().err == (
+        f"eqsat-uopc compare: error: argument --out: {out} holds rows computed under other settings "
+        "(programs.seed: 4 in the file, 5 now); rerun with those settings, give another --out, or "
+        "--if-settings-differ separate (see 'eqsat-uopc compare --help')\n"
+    )
+    with pytest.raises(SystemExit) as e:  # argparse's own refusal
+        main(["compare", str(corpus), "--sample", "3", "--limit", "3"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err == (
+        "eqsat-uopc compare: error: argument --limit: not allowed with argument --sample "
+        "(see 'eqsat-uopc compare --help')\n"
+    )
+    assert main(["compare", str(corpus), "--seed", "3"]) == 2
+    assert capsys.readouterr().err == (
+        "eqsat-uopc compare: error: argument --seed: it seeds --sample's choice; give --sample N too "
+        "(see 'eqsat-uopc compare --help')\n"
+    )
 
 
 def test_a_resumed_compare_refuses_rows_of_other_settings(tmp_path, capsys):

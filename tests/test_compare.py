@@ -37,6 +37,55 @@ def test_under_no_overflow_saturation_finds_the_greedy_result():
     assert c.to_dict()["int_semantics"] == "no_overflow"
 
 
+def test_without_verification_the_outcome_says_greedy_was_not_verified():
+    # issue 39: under --no-verify a refuted greedy result showed as "larger", like a real one
+    x = UOp.param(0, dtypes.i32)
+    c = compare(((x * 4) + 8) // 4, verify=False)
+    assert (c.greedy_verdict, c.greedy_verified, c.outcome) == (None, False, "larger_unverified")
+    assert c.to_dict()["outcome"] == "larger_unverified"
+    assert (
+        "  saturated is larger than greedy (ratio 2.000); the greedy result was not verified "
+        "(a wrong one would go unseen)"
+    ) in str(c).splitlines()
+    same = compare(x * 1 + 0, verify=False)
+    assert same.outcome == "equal_unverified"
+
+
+def test_the_summary_counts_unverified_outcomes_apart_and_says_what_the_geomean_covers():
+    from eqsat_uopc.pipeline.comparison_table import summary_text
+
+    base = {"status": "ok", "greedy_in_egraph": True, "verdict": None, "greedy_verdict": None}
+    rows = [
+        {**base, "key": "a", "outcome": "smaller_unverified", "ratio": 0.5},
+        {**base, "key": "b", "outcome": "larger_unverified", "ratio": 2.0},
+        {**base, "key": "c", "outcome": "equal_unverified", "ratio": 1.0},
+        {**base, "key": "z", "outcome": "smaller_unverified", "ratio": 0.0},
+        {"key": "t", "status": "timeout"},
+    ]
+    s = summarize(rows)
+    assert (s["smaller"], s["larger"], s["smaller_unverified"], s["larger_unverified"]) == (0, 0, 2, 1)
+    assert (s["geomean_ratio"], s["geomean_rows"]) == (1.0, 3)
+    assert s["geomean_left_out"] == {"zero_cost": ["z"], "not_compared": ["t"]}
+    lines = summary_text({"int_semantics": "wrap", "cost_model": "latency", **s}).splitlines()
+    assert lines[3:8] == [
+        "  saturated vs greedy  not verified 4: smaller 2, equal 1, larger 1 (greedy's result unchecked: "
+        "a wrong one counts as larger or equal here, not as greedy refuted)",
+        "  geomean ratio        1.000 (saturated / greedy cost) over 3 of 5 programs, greedy's result not "
+        "verified on 4; left out: zero cost 1 (z), as a ratio of 0 or infinity has no logarithm; not "
+        "compared 1 (t), as a program that timed out, crashed or failed has no costs",
+        "  greedy in e-graph    4 of 4 (saturation also found greedy's result)",
+        "  saturated verdict    not checked 4 (--no-verify)",
+        "  greedy verdict       not checked 4 (--no-verify)",
+    ]
+    verified = {**base, "verdict": "proved", "greedy_verdict": "proved"}
+    mixed = summarize([*rows[:2], {**verified, "key": "d", "outcome": "smaller", "ratio": 0.5}])
+    assert summary_text({"int_semantics": "wrap", "cost_model": "dag_size", **mixed}).splitlines()[3] == (
+        "  saturated vs greedy  smaller 1, equal 0, larger 0, greedy refuted 0; not verified 2: smaller 1, "
+        "equal 0, larger 1 (greedy's result unchecked: a wrong one counts as larger or equal here, not as "
+        "greedy refuted)"
+    )
+
+
 def test_unknown_cost_model_is_refused_before_work():
     with pytest.raises(
         ValueError,

@@ -273,6 +273,21 @@ def test_the_latency_model_uses_this_machines_table_when_present_and_says_so(use
     assert cost_of(X + Y, "latency") == 0.3 and lat.describe().startswith("default table")
 
 
+def test_the_machine_table_is_a_cache_of_one_entry_checked_at_lookup_and_forgotten_on_request(user_cache):
+    from eqsat_uopc.extract.latency import forget_machine_table
+
+    lat = cost_model("latency")  # a lookup: the cache now holds this cache directory's (no) table
+    assert lat.per_element(Ops.ADD, dtypes.i32) == 0.3
+    user_cache.mkdir()
+    table = {op: dict(e) for op, e in DEFAULT_LATENCY_TABLE.items()} | {"ADD": {"*": 0.05}}
+    save_latency_table(table, user_cache / "latency.json", meta={"date": "d", "machine": machine()})
+    assert lat.per_element(Ops.ADD, dtypes.i32) == 0.3  # per node: the cached entry, no stat
+    forget_machine_table()
+    assert lat.per_element(Ops.ADD, dtypes.i32) == 0.05  # emptied: read again
+    save_latency_table(table | {"ADD": {"*": 0.07}}, user_cache / "latency.json", meta={"date": "e"})
+    assert cost_model("latency").per_element(Ops.ADD, dtypes.i32) == 0.07  # a lookup checks the stamp
+
+
 def test_a_broken_machine_table_is_an_error_naming_the_file(user_cache):
     path = user_cache / "latency.json"
     user_cache.mkdir()

@@ -222,6 +222,105 @@ def test_run_with_one_input_per_program_instead_of_per_slot_says_how(tmp_path, c
     assert "repeat it once per PARAM slot, in slot order" in " ".join(capsys.readouterr().out.split())
 
 
+RANGED = "%0 = param : slot=0 dtype=i32\n%1 = range 16 : id=0\n%2 = add %0, %1\n"
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "c"])
+def test_run_evaluates_a_program_with_a_range_at_the_value_given_on_every_backend(tmp_path, capsys, backend):
+    # issue 39: the interpreter said `stuck at Ops.ADD`, then refused the --input that would give it
+    prog = tmp_path / "prog.uir"
+    prog.write_text(RANGED)
+    assert main(["run", str(prog), "--backend", backend, "--input", "5", "--input", "15"]) == 0
+    assert capsys.readouterr().out.rstrip().splitlines()[-1] == "=> 20"
+    assert main(["run", str(prog), "--backend", backend, "--input", "5", "--input", "16"]) == 1
+    refused = {  # each backend in its own words (a RANGE out of its range is the C program's fault)
+        "interpreter": "InputError: input 1 (RANGE 0): i32 scalar: value 16 is outside the range [0, 15]",
+        "c": "IndexOutOfBoundsError: RANGE at %1: value 16 outside [0, 15]",
+    }
+    assert capsys.readouterr().out.rstrip().splitlines()[-1] == f"=> {refused[backend]}"
+    assert usage_error(capsys, ["run", str(prog), "--backend", backend, "--input", "5"]) == _line(
+        "run",
+        f"argument --input: given once, but {prog} takes 2 input(s): input 0 (PARAM slot 0): i32 scalar; "
+        "input 1 (RANGE 0): i32 scalar in [0, 15]; repeat --input once per input, in slot order",
+    )
+
+
+def test_run_without_inputs_says_which_a_range_takes(tmp_path, capsys):
+    prog = tmp_path / "prog.uir"
+    prog.write_text(RANGED)
+    assert main(["run", str(prog)]) == 1
+    assert capsys.readouterr().out.rstrip().splitlines()[-1] == (
+        "=> InputError: no inputs given: the program takes input 0 (PARAM slot 0): i32 scalar; input 1 "
+        "(RANGE 0): i32 scalar in [0, 15]; give them with --input, in this order (a RANGE is a loop "
+        "variable: its input is the value to evaluate the program at)"
+    )
+
+
+WRONG_TYPES = [
+    # issue 39: `--input true` ran as 1 for an i32
+    (
+        "%0 = param : slot=0 dtype=i32\n%1 = mul %0, 2\n",
+        ["true"],
+        "input 0 (PARAM slot 0): i32 scalar: got true (a bool)",
+    ),
+    (
+        "%0 = param : slot=0 dtype=i32\n%1 = mul %0, 2\n",
+        ["2.5"],
+        "input 0 (PARAM slot 0): i32 scalar: got 2.5 (a float)",
+    ),
+    (
+        "%0 = param : slot=0 dtype=bool\n%1 = where %0, 1, 2\n",
+        ["1"],
+        "input 0 (PARAM slot 0): bool scalar: got 1 (an int)",
+    ),
+    (
+        "%0 = param : slot=0 dtype=i32 shape=(2,)\n%1 = index %0, 1\n",
+        ["[1, 2, 3]"],
+        "input 0 (PARAM slot 0): i32 shape (2,): got [1, 2, 3] (a list of length 3)",
+    ),
+    (
+        "%0 = param : slot=0 dtype=i32 shape=(2,)\n%1 = index %0, 1\n",
+        ["[1, false]"],
+        "input 0 (PARAM slot 0): i32 shape (2,): got [1, false] (element [1] is a bool)",
+    ),
+    (
+        "%0 = param : slot=0 dtype=i32\n%1 = mul %0, 2\n",
+        ["2147483648"],
+        "input 0 (PARAM slot 0): i32 scalar: got 2147483648 (2147483648, outside the int32 range)",
+    ),
+]
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "c"])
+@pytest.mark.parametrize(("text", "given", "message"), WRONG_TYPES)
+def test_run_refuses_an_input_of_the_wrong_type_or_shape_naming_it(
+    tmp_path, capsys, backend, text, given, message
+):
+    prog = tmp_path / "prog.uir"
+    prog.write_text(text)
+    argv = ["run", str(prog), "--backend", backend, *(x for g in given for x in ("--input", g))]
+    assert usage_error(capsys, argv) == _line("run", f"argument --input: {prog}'s {message}")
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value", "why"),
+    [("i32", True, "a bool"), ("i32", 2.5, "a float"), ("bool", 1, "an int"), ("f32", False, "a bool")],
+)
+def test_binding_an_input_refuses_what_the_c_backend_refuses(dtype, value, why):
+    from eqsat_uopc.backend import compile_c
+    from eqsat_uopc.errors import InputError
+    from eqsat_uopc.ir.uop import UOp, UOpError
+    from eqsat_uopc.semantics.values import bind_params
+
+    p = UOp.param(0, getattr(dtypes, dtype))
+    program = p.where(1, 2) if dtype == "bool" else p + p
+    with pytest.raises(UOpError) as e:
+        bind_params(program, {0: value})
+    assert str(e.value) == f"PARAM slot 0: expected {dtype} scalar, got {value!r}: {why}"
+    with pytest.raises(InputError):
+        compile_c(program)(value)
+
+
 # -- user errors are one type; anything else is a bug with its traceback ------------------------------
 
 
@@ -326,10 +425,8 @@ def test_compare_off_a_terminal_prints_progress_and_a_readable_summary(tmp_path,
     ]  # fmt: skip
     assert "{" not in out  # no Python dicts: `verdict: {'proved': 10}` was the issue
     assert "  programs             2 (2 compared, 0 timed out, 0 crashed, 0 failed)" in lines
-    assert any(
-        x.startswith("  time                 saturate ") and x.endswith(" s (summed over programs)")
-        for x in lines
-    )
+    summed = " s (summed over the 2 compared programs)"
+    assert any(x.startswith("  time                 saturate ") and x.endswith(summed) for x in lines)
     assert lines[-1].startswith("legend: ratio = saturated cost / greedy cost")
 
 
@@ -346,6 +443,8 @@ SUMMARY = {
     "larger": 0,
     "greedy_refuted": 1,
     "geomean_ratio": 0.81234,
+    "geomean_rows": 9,
+    "geomean_left_out": {"greedy_refuted": ["g.uir"], "not_compared": ["t.uir", "e.uir"]},
     "greedy_in_egraph": 9,
     "verdict": {"proved": 8, "tested": 2},
     "greedy_verdict": {"proved": 7, "refuted": 1, "tested": 2},
@@ -371,7 +470,9 @@ def test_the_summary_is_a_table_with_units_and_says_verification_can_be_skipped(
         "  programs             12 (10 compared, 1 timed out, 0 crashed, 1 failed)\n"
         "  settings             int semantics wrap, costs by dag_size\n"
         "  saturated vs greedy  smaller 4, equal 5, larger 0, greedy refuted 1\n"
-        "  geomean ratio        0.812 (saturated / greedy cost)\n"
+        "  geomean ratio        0.812 (saturated / greedy cost) over 9 of 12 programs; left out: greedy "
+        "refuted 1 (g.uir), as a wrong result's cost is no yardstick; not compared 2 (t.uir, e.uir), as a "
+        "program that timed out, crashed or failed has no costs\n"
         "  greedy in e-graph    9 of 10 (saturation also found greedy's result)\n"
         "  saturated verdict    proved 8, tested 2\n"
         "  greedy verdict       proved 7, tested 2, refuted 1\n"
@@ -380,7 +481,7 @@ def test_the_summary_is_a_table_with_units_and_says_verification_can_be_skipped(
         "  expected constant    reached by greedy 3, by saturation 6\n"
         "  wrong constant       greedy 0, saturated 0 (bugs)\n"
         "  time                 saturate 2.50 s, extract 0.31 s, validate 0.52 s, verify 4.2 min, "
-        "greedy 0.04 s (summed over programs)\n"
+        "greedy 0.04 s (summed over the 10 compared programs)\n"
         "  verification took 99% of the time: --no-verify skips it, --samples lowers it"
     )
     quick = {**SUMMARY, "time_verify": 0.1}

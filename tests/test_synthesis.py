@@ -4,6 +4,7 @@ and the bundled synthesized family is verified and loads like the hand-written o
 
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -276,3 +277,16 @@ def test_measure_helpers():
         ("none", 5, None),
         ("default", 1, None),
     ]
+
+
+def test_the_log_beside_a_family_is_a_build_product_git_ignores():
+    # issue 39: rules/synth_small.egg.log (174 KB) was committed; nothing reads it but a rerun
+    from fnmatch import fnmatch
+
+    from eqsat_uopc.synthesis.search import log_path_for
+
+    root = Path(__file__).resolve().parent.parent
+    log = log_path_for(root / "rules" / "synth_small.egg")
+    assert log == root / "rules" / "synth_small.egg.log"
+    ignored = [p for p in (root / ".gitignore").read_text().splitlines() if p and not p.startswith("#")]
+    assert any(fnmatch(log.name, pattern) for pattern in ignored)

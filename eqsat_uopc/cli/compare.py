@@ -1,13 +1,20 @@
 """`eqsat-uopc compare`: greedy against saturation on a .uir file, a directory of them or a .jsonl
 corpus: a table (or JSON/CSV rows) and a summary, in isolated workers, resumable from `--out` (a
-file of rows computed under other settings is refused, or left alone for a separate file)."""
+file of rows computed under other settings is refused, or left alone for a separate file).
+
+Which programs: all, the first N (`--limit N`), or a seeded random sample of N (`--sample N
+--seed S`, the same N programs for the same corpus, N and S); the two are exclusive. A sample is a
+setting of the rows (another sample is other programs: an --out file records it), a limit is not
+(the first N rows are those of any larger limit)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 from pathlib import Path
+from typing import Any
 
 from eqsat_uopc.cli.common import (
     CliError,
@@ -21,18 +28,43 @@ from eqsat_uopc.cli.common import (
 )
 from eqsat_uopc.cli_options import UsageError, integer, option, seconds, subset
 
-__all__ = ["add_parsers"]
+__all__ = ["add_parsers", "selected"]
 
 
-def _compare_tasks(target: Path, limit: int | None) -> tuple[list, dict[str, str]]:
-    """Sweep tasks for a .uir file, a directory of them, or a .jsonl corpus (format.py), and the
-    errors the .uir files announce (`# expect-error:`), by task key."""
+def selected(count: int, limit: int | None = None, sample: int | None = None, seed: int = 0) -> list[int]:
+    """The positions of the programs to compare, in corpus order: all of them, the first `limit`, or
+    a random sample of `sample` drawn with `seed` (all of them when there are no more): the same
+    positions for the same count, sample and seed.
+
+    >>> selected(10, limit=3), selected(10, sample=3, seed=0), selected(2, sample=3)
+    ([0, 1, 2], [0, 6, 9], [0, 1])
+    """
+    if sample is not None:
+        return sorted(random.Random(seed).sample(range(count), min(sample, count)))
+    return list(range(count if limit is None else min(limit, count)))
+
+
+def _selection(args: argparse.Namespace, count: int) -> dict[str, Any] | None:
+    """What the summary says of the programs chosen (None: all of them)."""
+    if args.sample is not None:
+        return {"how": "sample", "n": min(args.sample, count), "of": count, "seed": args.seed}
+    if args.limit is not None:
+        return {"how": "limit", "n": min(args.limit, count), "of": count}
+    return None
+
+
+def _compare_tasks(target: Path, args: argparse.Namespace) -> tuple[list, dict[str, str], int]:
+    """Sweep tasks for a .uir file, a directory of them, or a .jsonl corpus (format.py), as
+    --limit or --sample choose them; the errors the .uir files announce (`# expect-error:`), by task
+    key; and how many programs the target holds."""
     from eqsat_uopc.corpus import VERDICTS, load_corpus
     from eqsat_uopc.pipeline.sweep import SweepTask
 
     tasks, expected = [], {}
     if target.suffix == ".jsonl" and target.is_file():
-        for e in load_corpus(target)[:limit]:
+        entries = load_corpus(target)
+        for k in selected(len(entries), args.limit, args.sample, args.seed):
+            e = entries[k]
             payload = {"program": e.program, "names": list(e.var_names), "meta": {"verdict": e.verdict}}
             if e.verdict != "unknown":  # the samples say which constant, if any, is right
                 payload["expected"] = VERDICTS[e.verdict]
@@ -40,13 +72,14 @@ def _compare_tasks(target: Path, limit: int | None) -> tuple[list, dict[str, str
             if e.tinygrad is not None:
                 payload["tinygrad"] = e.tinygrad
             tasks.append(SweepTask(e.id, payload))
-        return tasks, expected
-    for path in list(uir_files(target))[:limit]:
-        example = load(path)
-        tasks.append(SweepTask(str(path), {"program": example.program}))
+        return tasks, expected, len(entries)
+    paths = list(uir_files(target))
+    for k in selected(len(paths), args.limit, args.sample, args.seed):
+        example = load(paths[k])
+        tasks.append(SweepTask(str(paths[k]), {"program": example.program}))
         if example.expect_error is not None:
-            expected[str(path)] = example.expect_error
-    return tasks, expected
+            expected[str(paths[k])] = example.expect_error
+    return tasks, expected, len(paths)
 
 
 def _results_file(out: str | None, settings: dict, if_differ: str) -> Path | None:
@@ -92,6 +125,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         raise CliError(f"{args.target}: no such file or directory, nor a bundled corpus ({names})")
     writable(args.out, "--out")
     writable(args.csv, "--csv")
+    if args.seed is not None and args.sample is None:
+        raise UsageError("argument --seed: it seeds --sample's choice; give --sample N too")
+    args.seed = 0 if args.seed is None else args.seed
     config = saturation_config(args)
     options = {
         "verify": not args.no_verify,
@@ -100,6 +136,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         "prove": not args.no_prove,
     }
     settings = {"config": config.to_dict(), "options": {**options, "against": args.against}}
+    if args.sample is not None:  # other programs: a different sample is a different setting
+        settings["programs"] = {"sample": args.sample, "seed": args.seed}
     out = _results_file(args.out, settings, args.if_settings_differ)
     if (
         target.is_file()
@@ -113,7 +151,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             print(hint, file=sys.stderr)
         refuted = c.verdict is not None and c.verdict.status == "refuted"
         return 1 if refuted or (c.validation is not None and c.validation.replaced) else 0
-    tasks, expected_errors = _compare_tasks(target, args.limit)
+    tasks, expected_errors, count = _compare_tasks(target, args)
     for t in tasks:
         t.payload["config"] = config
         t.payload["options"] = options
@@ -136,6 +174,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     order = {t.key: i for i, t in enumerate(tasks)}
     rows.sort(key=lambda r: order.get(r["key"], len(order)))
     summary = {"int_semantics": config.int_semantics, "cost_model": args.cost, **summarize(rows)}
+    if (chosen := _selection(args, count)) is not None:
+        summary["selection"] = chosen
+    if out is not None:
+        summary["rows_file"] = str(out)
     if args.csv:
         fields = sorted({k for r in rows for k in r})
         with open(args.csv, "w", newline="") as f:
@@ -197,14 +239,34 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="skip the equivalence checks, which usually take most of the time (default: verify)",
     )
     m.add_argument("--no-prove", action="store_true", help="skip the z3 proofs (default: prove)")
+    which = m.add_mutually_exclusive_group()
     option(
-        m,
+        which,
         "--limit",
         type=integer(minimum=1),
         default=None,
         shown="all",
         metavar="N",
-        help="only the first N programs",
+        help="only the first N programs (not with --sample)",
+    )
+    option(
+        which,
+        "--sample",
+        type=integer(minimum=1),
+        default=None,
+        shown="all",
+        metavar="N",
+        help="a random sample of N programs, the same for the same --seed (not with --limit; an --out "
+        "file records it: another sample is another setting)",
+    )
+    option(
+        m,
+        "--seed",
+        type=integer(minimum=0),
+        default=None,
+        shown="0",
+        metavar="S",
+        help="the seed of --sample's choice",
     )
     option(
         m,
@@ -253,8 +315,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         choices=("refuse", "separate"),
         default="refuse",
         help="when --out holds rows computed under other settings (the saturation options, --samples, "
-        "--backends, --no-verify, --no-prove, --against): refuse (status 2, before any work), or write "
-        "these rows to a separate file beside it, named by a digest of the settings",
+        "--backends, --no-verify, --no-prove, --against, --sample and its --seed): refuse (status 2, "
+        "before any work), or write these rows to a separate file beside it, named by a digest of the "
+        "settings",
     )
     m.add_argument("--json", action="store_true", help="rows and summary as JSON lines (default: a table)")
     option(m, "--csv", default=None, shown="none", metavar="FILE", help="also write the rows as CSV")

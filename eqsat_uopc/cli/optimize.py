@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from eqsat_uopc.cli.common import (
     CliError,
@@ -21,7 +21,15 @@ from eqsat_uopc.cli.explain import print_explanation
 if TYPE_CHECKING:
     from eqsat_uopc.extract import Extraction
 
-__all__ = ["add_parsers", "latency_table"]
+__all__ = ["OPTIMALITY", "add_parsers", "latency_table", "phase_times"]
+
+# what the cost line says of Extraction.optimal: the extractor's claim is about the terms the
+# e-graph holds, not every equivalent program (one the rules never derived is not among them)
+OPTIMALITY = {
+    True: "proved optimal among the e-graph's terms",
+    False: "not proved optimal among the e-graph's terms (the exact extractor stopped before proving it)",
+    None: "no optimality claim",
+}
 
 
 def _cmd_optimize(args: argparse.Namespace) -> int:
@@ -77,7 +85,7 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
     if measured:
         _print_measured(ext.info["measured"], config.int_semantics)
     else:
-        proof = {True: "proved optimal", False: "not proved optimal", None: "optimality unknown"}[ext.optimal]
+        proof = OPTIMALITY[ext.optimal]
         print(f"# cost ({ext.cost_model}): {ext.cost:g}, {proof}; int semantics {config.int_semantics}")
         if config.cost == "latency":
             print(f"# latency table: {latency_table()}")
@@ -94,17 +102,52 @@ def _pulse_of(k: int, n: int) -> str:
     return "" if n == 1 else f", pulse {k} of {n}"
 
 
+# the report's phases (SaturationReport.phase_times, in the order a run goes through them), as the
+# `# saturation` line names them; replay is shown only when an iteration was undone
+_PHASES = {
+    "start": "hook starts",
+    "engine": "engine",
+    "lower": "lowering",
+    "egglog": "egglog",
+    "fold": "folding",
+    "read": "read-back",
+    "replay": "replay",
+    "other": "other",
+}
+# the report fields those phases (and their total) are read from: any other `*_time` is shown after
+_PHASE_FIELDS = frozenset(
+    ("engine_time", "lower_time", "egglog_time", "fold_time", "raise_time", "replay_time", "other_time")
+) | {"total_time"}
+
+
+def phase_times(r: Any) -> str:
+    """Every phase time of a report, in seconds: its phases (they add up to its total; replay only
+    when an iteration was undone), then any other `*_time` field the report has, so that a time a
+    report gains is shown without a change here."""
+    phases = r.phase_times
+    times = [(label, phases[name]) for name, label in _PHASES.items() if name != "replay" or phases[name]]
+    times += [
+        (name.removesuffix("_time").replace("_", " "), value)
+        for name, value in r.to_dict().items()
+        if name.endswith("_time") and isinstance(value, float) and name not in _PHASE_FIELDS
+    ]
+    return ", ".join(f"{label} {value:.3f} s" for label, value in times)
+
+
 def _print_pulse(p: Extraction, which: str) -> None:
-    """One `# saturation` line: a pulse's report and its extraction."""
+    """One `# saturation` line: a pulse's report (why it stopped, which limit in words, where the
+    time went: every phase, every hook, the total) and its extraction."""
     r = p.report
     left_out = f"{r.rules_pruned} rules left out (they cannot fire)"
     rules = "decided before any rule ran, no engine" if r.decided_without_engine else left_out
     held = f", {r.held_back_summary()}" if r.held_back else ""
+    limit = r.stop_reason.value not in ("saturated", "constant") and r.stop_detail
+    detail = f"; {r.stop_detail}" if limit else ""
+    hooks = ", ".join(f"{name} {t:.3f} s" for name, t in r.hook_seconds().items())
     print(
-        f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations{held}; "
-        f"{rules}; e-nodes per iteration {r.enodes}; "
-        f"lowering {r.lower_time:.3f} s, egglog {r.egglog_time:.3f} s, "
-        f"folding {r.fold_time:.3f} s, read-back {r.raise_time:.3f} s; extraction {p.seconds:.3f} s "
+        f"# saturation{which}: {r.stop_reason.value} after {r.iterations} iterations{held}{detail}; "
+        f"{rules}; e-nodes per iteration {r.enodes}; {phase_times(r)}"
+        f"{'; hooks ' + hooks if hooks else ''}; total {r.total_time:.3f} s; extraction {p.seconds:.3f} s "
         f"({p.extractor}, cost {p.cost:g})"
     )
 

@@ -214,6 +214,10 @@ class UOp:
             m[name] = compute(self)
         return m[name]
 
+    def memoized(self, name: str) -> bool:
+        """Is the fact `name` computed already (an analysis that fills its memo sources first asks)?"""
+        return self._memo is not None and name in self._memo
+
     # -- construction helpers
     @staticmethod
     def const(v: Any, dtype: DType | None = None, shape: tuple[int, ...] = ()) -> UOp:

@@ -168,29 +168,76 @@ class LinearForm:
 
 
 def _read_form(u: UOp) -> LinearForm | None:
-    """u as a sum of coefficient * atom and a constant (LinearForm.of)."""
-    coeffs: dict[UOp, int] = {}
-    const = 0
-    stack = [(u, 1)]
-    while stack:
-        t, k = stack.pop()
-        if t.op is Ops.ADD:
-            stack.append((t.src[1], k))
-            stack.append((t.src[0], k))
-        elif t.op is Ops.MUL and t.src[1].op is Ops.CONST:
-            stack.append((t.src[0], k * t.src[1].arg))
-        elif t.op is Ops.MUL and t.src[0].op is Ops.CONST:
-            stack.append((t.src[1], k * t.src[0].arg))
-        elif t.op is Ops.CONST:
-            const += k * t.arg
-        else:
-            coeffs[t] = coeffs.get(t, 0) + k
-            if len(coeffs) > MAX_TERMS:
-                return None
+    """u as a sum of coefficient * atom and a constant (LinearForm.of), from its raw form."""
+    raw = _raw_form(u)
+    if raw is None:
+        return None
+    coeffs, const = raw
     form = LinearForm(tuple((a, c) for a, c in coeffs.items() if c), const)
     if not all(fits_i32(k, k) for k in (const, *(c for _, c in form.terms))):
         return None  # x * 65536 * 65536: a coefficient no int32 constant can hold
     return form
+
+
+# The raw form of a term: every atom met reading it left to right, in first-met order, with its
+# coefficient (0 for one that cancelled: it keeps its place, as the order of the written form depends
+# on it), and the constant; None past MAX_TERMS atoms met. A sum's is its two sides' joined, a product
+# by a constant its other side's scaled, so each node's raw form is computed once, from its sources'
+# (memoized on the node): reading every prefix of a long sum costs O(1) a node, not O(prefix).
+_RawForm = tuple[dict[UOp, int], int] | None
+_RAW = "raw_linear_form"  # its name in the node's memo
+
+
+def _linear_sources(t: UOp) -> tuple[UOp, ...]:
+    """The sources a term's raw form is built from (none for an atom or a constant)."""
+    if t.op is Ops.ADD:
+        return t.src
+    if t.op is Ops.MUL and (t.src[1].op is Ops.CONST or t.src[0].op is Ops.CONST):
+        return t.src
+    return ()
+
+
+def _raw_form(u: UOp) -> _RawForm:
+    """The raw form of u, computing (iteratively, sources first) those of its sources not memoized yet."""
+    if u.memoized(_RAW):
+        return u.memo(_RAW, _raw_of_node)
+    order: list[UOp] = []
+    stack = [(u, False)]
+    seen: set[UOp] = set()
+    while stack:
+        t, expanded = stack.pop()
+        if expanded:
+            order.append(t)
+            continue
+        if t in seen or t.memoized(_RAW):
+            continue
+        seen.add(t)
+        stack.append((t, True))
+        stack.extend((s, False) for s in _linear_sources(t))
+    for t in order:
+        t.memo(_RAW, _raw_of_node)
+    return u.memo(_RAW, _raw_of_node)
+
+
+def _raw_of_node(t: UOp) -> _RawForm:
+    """The raw form of t from its sources' (already memoized)."""
+    if t.op is Ops.CONST:
+        return {}, t.arg
+    if t.op is Ops.ADD:
+        a, b = (s.memo(_RAW, _raw_of_node) for s in t.src)
+        if a is None or b is None:
+            return None
+        coeffs = dict(a[0])
+        for atom, c in b[0].items():
+            coeffs[atom] = coeffs.get(atom, 0) + c
+        return (coeffs, a[1] + b[1]) if len(coeffs) <= MAX_TERMS else None
+    if t.op is Ops.MUL and (t.src[1].op is Ops.CONST or t.src[0].op is Ops.CONST):
+        inner, k = (t.src[0], t.src[1].arg) if t.src[1].op is Ops.CONST else (t.src[1], t.src[0].arg)
+        raw = inner.memo(_RAW, _raw_of_node)
+        if raw is None:
+            return None
+        return {atom: c * k for atom, c in raw[0].items()}, raw[1] * k
+    return {t: 1}, 0
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """The algebra as greedy rules: each fold of the linear forms and conditions, named and declared.
 
-(The saturation rule set declares them as the Python rules `linear/divmod-fold`, ... of the linear
-and boolean families: eqsat_uopc.rules.python_rules.ALGEBRA_RULES.)
+Each fold is declared once, as a Python rule of the saturation rule set (`linear/divmod-fold`, ...
+of the linear and boolean families: eqsat_uopc.rules.python_rules.ALGEBRA_RULES); its greedy rule
+here takes that declaration's name within its family (`divmod-fold`), and `DECLARED` maps it back.
 
 `ALGEBRA` is a PatternMatcher of the folds (divmod.py, compare.py, sums.py, conditions.py), every
 one sound under wraparound (each checks that the values it reasons about are exact). Composed with
@@ -13,6 +14,7 @@ e-graph's rules go on from both.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from eqsat_uopc.greedy.matcher import PatternMatcher, Rule
@@ -26,8 +28,12 @@ from eqsat_uopc.linear.compare import fold_compare, fold_max
 from eqsat_uopc.linear.conditions import BOOL_OPS, fold_bool, fold_where
 from eqsat_uopc.linear.divmod import fold_divmod
 from eqsat_uopc.linear.sums import fold_sum
+from eqsat_uopc.rules import python_rules
 
-__all__ = ["ALGEBRA", "ALGEBRA_NO_OVERFLOW", "simplify_algebra", "simplify_algebra_steps"]
+__all__ = ["ALGEBRA", "ALGEBRA_NO_OVERFLOW", "DECLARED", "simplify_algebra", "simplify_algebra_steps"]
+
+# each greedy rule's name (the declaration's name within its family) -> its declaration
+DECLARED = {r.local_name: r for r in python_rules.ALGEBRA_RULES}
 
 
 def _algebra(exact: bool) -> PatternMatcher:
@@ -37,13 +43,21 @@ def _algebra(exact: bool) -> PatternMatcher:
             Rule(
                 UPat((Ops.FLOORDIV, Ops.FLOORMOD), dtype=dtypes.i32, name="u"),
                 lambda u: fold_divmod(u, exact),
-                "divmod-fold",
+                python_rules.DIVMOD_FOLD.local_name,
             ),
-            Rule(UPat((Ops.CMPLT, Ops.CMPNE), name="u"), lambda u: fold_compare(u, exact), "compare-fold"),
-            Rule(UPat(Ops.MAX, name="u"), fold_max, "max-bounds"),
-            Rule(UPat(Ops.ADD, dtype=dtypes.i32, name="u"), lambda u: fold_sum(u, exact), "sum-fold"),
-            Rule(UPat(Ops.WHERE, name="u"), fold_where, "where-assume"),
-            Rule(UPat(BOOL_OPS, dtype=dtypes.bool, name="u"), fold_bool, "truth-table"),
+            Rule(
+                UPat((Ops.CMPLT, Ops.CMPNE), name="u"),
+                lambda u: fold_compare(u, exact),
+                python_rules.COMPARE_FOLD.local_name,
+            ),
+            Rule(UPat(Ops.MAX, name="u"), fold_max, python_rules.MAX_BOUNDS.local_name),
+            Rule(
+                UPat(Ops.ADD, dtype=dtypes.i32, name="u"),
+                lambda u: fold_sum(u, exact),
+                python_rules.SUM_FOLD.local_name,
+            ),
+            Rule(UPat(Ops.WHERE, name="u"), fold_where, python_rules.WHERE_ASSUME.local_name),
+            Rule(UPat(BOOL_OPS, dtype=dtypes.bool, name="u"), fold_bool, python_rules.TRUTH_TABLE.local_name),
         ]
     )
 
@@ -60,23 +74,34 @@ _ALGEBRA_NAMES = frozenset(r.name for r in ALGEBRA.rules)
 _MAX_STEPS_KEPT = 64  # the algebra's rewrites kept as equalities per run, at most
 
 
-class _Recording(PatternMatcher):
-    """The symbolic rules and the algebra, recording each rewrite an algebra rule makes."""
+@functools.lru_cache(maxsize=16)  # a cache of immutable matchers: 2 semantics x the `only` sets in use
+def _matcher(int_semantics: str, only: frozenset[str] | None) -> PatternMatcher:
+    """The symbolic rules sound under int_semantics and the algebra's folds (those in `only`)."""
+    algebra = ALGEBRA_NO_OVERFLOW if int_semantics == "no_overflow" else ALGEBRA
+    folds = [r for r in algebra.rules if only is None or r.name in only]
+    return PatternMatcher(list(sound_symbolic(int_semantics).rules) + folds)
 
-    def __init__(self, int_semantics: str, only: frozenset[str] | None) -> None:
-        algebra = ALGEBRA_NO_OVERFLOW if int_semantics == "no_overflow" else ALGEBRA
-        folds = [r for r in algebra.rules if only is None or r.name in only]
-        super().__init__(list(sound_symbolic(int_semantics).rules) + folds)
+
+class _Recording:
+    """One call's rewriter: the shared matcher's rewrites, recording the first _MAX_STEPS_KEPT an
+    algebra rule made. Made per call, so a call inside another (a fold that simplifies) keeps its
+    own record."""
+
+    __slots__ = ("last_fired", "pm", "steps")
+
+    def __init__(self, pm: PatternMatcher) -> None:
+        self.pm = pm
         self.steps: list[tuple[str, UOp, UOp]] = []
+        self.last_fired: Rule | None = None
 
     def rewrite(self, u: UOp, ctx: Any = None) -> UOp | None:
-        out = super().rewrite(u, ctx)
-        if out is not None and (name := self.last_fired.name) in _ALGEBRA_NAMES:
-            self.steps.append((name, u, out))
+        out = self.pm.rewrite(u, ctx)
+        self.last_fired = None
+        if out is not None:
+            self.last_fired = rule = self.pm.last_fired
+            if rule.name in _ALGEBRA_NAMES and len(self.steps) < _MAX_STEPS_KEPT:
+                self.steps.append((rule.name, u, out))
         return out
-
-
-_matchers: dict[tuple[str, frozenset[str] | None], _Recording] = {}
 
 
 def simplify_algebra(u: UOp, int_semantics: str, only: frozenset[str] | None = None) -> UOp | None:
@@ -96,13 +121,9 @@ def simplify_algebra_steps(
             f"simplify_algebra: no algebra rule named {sorted(unknown)}; the rules are "
             f"{sorted(_ALGEBRA_NAMES)}"
         )
-    key = (int_semantics, only)
-    pm = _matchers.get(key)
-    if pm is None:
-        pm = _matchers[key] = _Recording(int_semantics, only)
-    pm.steps = []
+    pm = _Recording(_matcher(int_semantics, only))
     try:
         result = graph_rewrite(u, pm, max_steps=max(_MIN_STEPS, _STEPS_PER_NODE * u.size))
     except RuntimeError:
         return None, []
-    return result, pm.steps[:_MAX_STEPS_KEPT]
+    return result, pm.steps

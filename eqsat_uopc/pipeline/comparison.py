@@ -40,6 +40,8 @@ from eqsat_uopc.saturation import SaturationConfig, SaturationReport, resolve_co
 from eqsat_uopc.verify import Validation, Verdict, check_equivalent
 
 __all__ = [
+    "GEOMEAN_LEFT_OUT",
+    "OUTCOMES",
     "Comparison",
     "compare",
     "compare_job",
@@ -49,6 +51,21 @@ __all__ = [
     "tinygrad_fields",
     "validation_fields",
 ]
+
+
+# a row's outcome: saturated against greedy by cost, when greedy's result was verified (proved,
+# tested or vacuous against the input); "greedy_refuted" when it was refuted (its cost is no
+# yardstick); the same ranks with "_unverified" when it was not checked (verify=False, or a verdict
+# "unknown"), where a wrong greedy result is not caught: it would show as larger or equal
+OUTCOMES = (
+    "smaller",
+    "equal",
+    "larger",
+    "greedy_refuted",
+    "smaller_unverified",
+    "equal_unverified",
+    "larger_unverified",
+)
 
 
 def constant_value(u: UOp) -> Any:
@@ -95,12 +112,24 @@ class Comparison:
         return self.greedy_verdict is not None and self.greedy_verdict.status == "refuted"
 
     @property
+    def greedy_verified(self) -> bool:
+        """Was the greedy result checked against the input and not refuted or left undecided? Not
+        with verify=False (nor with an "unknown" verdict): a wrong greedy result then goes unseen."""
+        return self.greedy_verdict is not None and self.greedy_verdict.status in (
+            "proved",
+            "tested",
+            "vacuous",
+        )
+
+    @property
     def outcome(self) -> str:
         """ "smaller" / "equal" / "larger": saturated against greedy under the cost model, or
-        "greedy_refuted" when the greedy result is wrong (see greedy_refuted)."""
+        "greedy_refuted" when the greedy result is wrong (see greedy_refuted); "smaller_unverified"
+        (and so on) when the greedy result was not verified (see OUTCOMES)."""
         if self.greedy_refuted:
             return "greedy_refuted"
-        return rank(self.costs["saturated"][self.cost_model], self.costs["greedy"][self.cost_model])
+        ranked = rank(self.costs["saturated"][self.cost_model], self.costs["greedy"][self.cost_model])
+        return ranked if self.greedy_verified else f"{ranked}_unverified"
 
     def to_dict(self) -> dict[str, Any]:
         """One flat, JSON-able row: what a table, a CSV line or a sweep record holds."""
@@ -140,10 +169,17 @@ class Comparison:
             lines.append(f"  {m:{w}}  {cells}")
         g, s = self.costs["greedy"][self.cost_model], self.costs["saturated"][self.cost_model]
         how = "smaller than" if s < g else "larger than" if s > g else "the same cost as"
-        refuted = (
-            "; the greedy result is REFUTED (wrong under this int semantics)" if self.greedy_refuted else ""
-        )
-        lines.append(f"  saturated is {how} greedy (ratio {self.ratio:.3f}){refuted}")
+        if self.greedy_refuted:
+            caveat = "; the greedy result is REFUTED (wrong under this int semantics)"
+        elif self.greedy_verdict is None:
+            caveat = "; the greedy result was not verified (a wrong one would go unseen)"
+        elif not self.greedy_verified:
+            caveat = (
+                f"; the greedy result's verdict is {self.greedy_verdict.status} (a wrong one would go unseen)"
+            )
+        else:
+            caveat = ""
+        lines.append(f"  saturated is {how} greedy (ratio {self.ratio:.3f}){caveat}")
         rep = self.report
         pulses = f" ({self.pulses} pulses, the last:)" if self.pulses > 1 else ""
         lines.append(
@@ -330,18 +366,22 @@ def _proof_fields(expected: Any, greedy_const: Any, saturated_const: Any) -> dic
 
 
 def summarize(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """Counts and means over sweep rows: outcomes, geometric-mean ratio (over rows whose greedy result
-    is not refuted), proofs, validations (and the rows whose result validation refuted and
-    replaced: bugs of the rewrites), bugs, time."""
+    """Counts and means over sweep rows: outcomes (OUTCOMES), the geometric-mean ratio with the rows
+    it covers and those it leaves out, by reason (`geomean_rows`, `geomean_left_out`: reason ->
+    keys), proofs, validations (and the rows whose result validation refuted and replaced: bugs of
+    the rewrites), bugs, time. Every count but `programs` and the statuses is over the compared
+    (status "ok") rows."""
     rows = list(rows)
     ok = [r for r in rows if r.get("status", "ok") == "ok"]
     out: dict[str, Any] = {"programs": len(rows), "completed": len(ok)}
     for status in ("timeout", "crashed", "error"):
         out[status] = sum(r.get("status") == status for r in rows)
-    for outcome in ("smaller", "equal", "larger", "greedy_refuted"):
+    for outcome in OUTCOMES:
         out[outcome] = sum(r["outcome"] == outcome for r in ok)
-    ratios = [r["ratio"] for r in ok if 0 < r["ratio"] < math.inf and r["outcome"] != "greedy_refuted"]
+    ratios, left_out = _geomean_rows(rows)
     out["geomean_ratio"] = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
+    out["geomean_rows"] = len(ratios)
+    out["geomean_left_out"] = left_out
     out["greedy_in_egraph"] = sum(bool(r["greedy_in_egraph"]) for r in ok)
     for who in ("verdict", "greedy_verdict", "validation"):
         statuses = [r[who] for r in ok if r.get(who) is not None]
@@ -357,3 +397,31 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     for phase in ("greedy", "saturate", "extract", "validate", "verify"):
         out[f"time_{phase}"] = round(sum(r.get(f"time_{phase}", 0.0) for r in ok), 3)
     return out
+
+
+# why a row is not in the geometric mean: reason -> (what it is, why that leaves it out), as
+# comparison_table prints them
+GEOMEAN_LEFT_OUT = {
+    "greedy_refuted": ("greedy refuted", "a wrong result's cost is no yardstick"),
+    "zero_cost": ("zero cost", "a ratio of 0 or infinity has no logarithm"),
+    "not_compared": ("not compared", "a program that timed out, crashed or failed has no costs"),
+}
+
+
+def _geomean_rows(rows: Sequence[Mapping[str, Any]]) -> tuple[list[float], dict[str, list[str]]]:
+    """The ratios the geometric mean is over, and the keys of the rows it leaves out, by reason
+    (only the reasons that occur). Unverified rows are in: their greedy result was not checked."""
+    ratios: list[float] = []
+    left_out: dict[str, list[str]] = {}
+    for r in rows:
+        if r.get("status", "ok") != "ok":
+            reason = "not_compared"
+        elif r["outcome"] == "greedy_refuted":
+            reason = "greedy_refuted"
+        elif not 0 < r["ratio"] < math.inf:
+            reason = "zero_cost"
+        else:
+            ratios.append(r["ratio"])
+            continue
+        left_out.setdefault(reason, []).append(str(r.get("key", "?")))
+    return ratios, left_out

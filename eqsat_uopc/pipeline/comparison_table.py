@@ -5,8 +5,10 @@ command line writes are those, unchanged. This module is what a person reads ins
 program (costs under the chosen model, the outcome, why saturation stopped, the verdict, optimize's
 validation, seconds),
 the full text of every failure below the table (a table cell cuts messages), the summary as a
-two-column table whose numbers carry their units, the time split by phase with a hint when
-verification dominates, and a one-line legend of the terms.
+two-column table whose numbers carry their units and say what they are over (the compared
+programs; the geometric mean names the rows it leaves out and why; unverified outcomes are
+counted apart), the time split by phase with a hint when verification dominates, and a one-line
+legend of the terms.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from eqsat_uopc.pipeline.comparison import GEOMEAN_LEFT_OUT
+
 __all__ = ["LEGEND", "failures_text", "rows_table", "summary_text", "validated_cell", "verify_hint"]
 
 LEGEND = (
     "legend: ratio = saturated cost / greedy cost (below 1: saturation found a smaller program); "
-    "greedy_refuted = greedy's result is wrong under the int semantics; stop = why saturation "
+    "greedy_refuted = greedy's result is wrong under the int semantics; smaller/equal/larger_unverified "
+    "= greedy's result was not verified (--no-verify, or its verdict is unknown), so a wrong one "
+    "(which verification calls greedy_refuted) shows as larger or equal; stop = why saturation "
     "stopped; verdict = saturated result vs the input: proved (z3), tested (random inputs agreed), "
     "refuted (a counterexample), vacuous (no input is defined for both), unknown (nothing could be "
     "compared); validated = optimize's own check of its result before returning it: identical (the "
@@ -109,33 +115,84 @@ def _seconds(s: float) -> str:
     return f"{s:.2f} s" if s < 120 else f"{s / 60:.1f} min"
 
 
+def _keys(keys: Sequence[str], shown: int = 3) -> str:
+    more = f" and {len(keys) - shown} more" if len(keys) > shown else ""
+    return ", ".join(keys[:shown]) + more
+
+
+def _outcomes(s: Mapping[str, Any]) -> str:
+    """The outcome counts: verified, then unverified (said so, with what it hides), each only when
+    some row has it (both when none has either)."""
+    ranks = ("smaller", "equal", "larger")
+    verified = ", ".join(f"{r} {s[r]}" for r in ranks) + f", greedy refuted {s['greedy_refuted']}"
+    unverified = sum(s.get(f"{r}_unverified", 0) for r in ranks)
+    if not unverified:
+        return verified
+    text = (
+        f"not verified {unverified}: "
+        + ", ".join(f"{r} {s.get(f'{r}_unverified', 0)}" for r in ranks)
+        + " (greedy's result unchecked: a wrong one counts as larger or equal here, not as greedy refuted)"
+    )
+    return text if unverified == s["completed"] else f"{verified}; {text}"
+
+
+def _chosen(s: Mapping[str, Any]) -> str:
+    """Which programs the rows are: a sample or the first N of the target (the command line's
+    "selection"), and the results file they were read from, earlier runs' rows included."""
+    text = ""
+    if (chosen := s.get("selection")) is not None and chosen["how"] == "sample":
+        text = f"; chosen: a random sample of {chosen['n']} of {chosen['of']} (seed {chosen['seed']})"
+    elif chosen is not None:
+        text = f"; chosen: the first {chosen['n']} of {chosen['of']}"
+    if s.get("rows_file"):
+        text += f"; rows read from {s['rows_file']} (any earlier run's included)"
+    return text
+
+
+def _geomean(s: Mapping[str, Any]) -> str:
+    """The geometric mean, the rows it is over, and those it leaves out: how many, which, why."""
+    left_out = s.get("geomean_left_out") or {}
+    over = s.get("geomean_rows", 0)
+    total = over + sum(len(v) for v in left_out.values())
+    text = f"{s['geomean_ratio']:.3f} (saturated / greedy cost) over {over} of {total} programs"
+    if unverified := sum(s.get(f"{r}_unverified", 0) for r in ("smaller", "equal", "larger")):
+        text += f", greedy's result not verified on {unverified}"
+    reasons = []
+    for why, keys in left_out.items():
+        what, because = GEOMEAN_LEFT_OUT.get(why, (why, "?"))
+        reasons.append(f"{what} {len(keys)} ({_keys(keys)}), as {because}")
+    return text + ("; left out: " + "; ".join(reasons) if reasons else "")
+
+
 def summary_text(summary: Mapping[str, Any]) -> str:
     """The summary (comparison.summarize plus "int_semantics" and "cost_model") as a two-column
-    table with units, the time split by phase, and a hint when verification took most of it."""
+    table with units, the time split by phase, and a hint when verification took most of it. Each
+    figure says what it is over: the compared programs (the counts sum to them), the geometric mean
+    the rows it covers and those it leaves out, and why."""
     s = summary
     done = s["completed"]
     rows: list[tuple[str, str]] = [
         (
             "programs",
             f"{s['programs']} ({done} compared, {s['timeout']} timed out, {s['crashed']} crashed, "
-            f"{s['error']} failed)",
+            f"{s['error']} failed){_chosen(s)}",
         ),
         ("settings", f"int semantics {s['int_semantics']}, costs by {s['cost_model']}"),
-        (
-            "saturated vs greedy",
-            f"smaller {s['smaller']}, equal {s['equal']}, larger {s['larger']}, "
-            f"greedy refuted {s['greedy_refuted']}",
-        ),
+        ("saturated vs greedy", _outcomes(s)),
     ]
     if s.get("geomean_ratio") is not None:
-        rows.append(("geomean ratio", f"{s['geomean_ratio']:.3f} (saturated / greedy cost)"))
+        rows.append(("geomean ratio", _geomean(s)))
     rows.append(
         ("greedy in e-graph", f"{s['greedy_in_egraph']} of {done} (saturation also found greedy's result)")
     )
     order = ("proved", "tested", "vacuous", "refuted", "unknown")
-    if s["verdict"] or s["greedy_verdict"]:
-        rows.append(("saturated verdict", _counts(s["verdict"], order)))
-        rows.append(("greedy verdict", _counts(s["greedy_verdict"], order)))
+    for key, label in (("verdict", "saturated verdict"), ("greedy_verdict", "greedy verdict")):
+        unchecked = done - sum(s[key].values())  # rows compared with verify=False
+        counts = _counts(s[key], order) if s[key] else ""
+        if unchecked:
+            counts += ("; " if counts else "") + f"not checked {unchecked} (--no-verify)"
+        if counts:
+            rows.append((label, counts))
     if s.get("validation"):
         validated = _counts(s["validation"], ("identical", "proved", "tested", "unknown", "not_attempted"))
         rows.append(
@@ -159,7 +216,8 @@ def summary_text(summary: Mapping[str, Any]) -> str:
             rows.append((label, _counts(s[key], ("smaller", "equal", "larger"))))
     phases = ("saturate", "extract", "validate", "verify", "greedy")
     times = {p: s.get(f"time_{p}", 0.0) for p in phases}
-    rows.append(("time", ", ".join(f"{p} {_seconds(times[p])}" for p in phases) + " (summed over programs)"))
+    over = f" (summed over the {done} compared programs)"
+    rows.append(("time", ", ".join(f"{p} {_seconds(times[p])}" for p in phases) + over))
     width = max(len(k) for k, _ in rows)
     lines = [f"  {k.ljust(width)}  {v}" for k, v in rows]
     if hint := verify_hint(times):

@@ -79,7 +79,8 @@ def optimize(
 
     Any setting of SaturationConfig can be given by keyword (`optimize(p, "latency",
     node_budget=50_000, int_semantics="no_overflow")`). The result's `.program`, `.cost` and
-    `.optimal` say what was found and whether the extractor proved it optimal for the e-graph.
+    `.optimal` say what was found and whether the extractor proved it optimal among the e-graph's
+    terms (not among every equivalent program: one the rules never derived is not a candidate).
     After more than one pulse, `.report` and `.saturation` are the last pulse's and
     `.info["pulses"]` holds every pulse's Extraction (its program, report and saturation), first to
     last.

@@ -30,7 +30,7 @@ re-exports the function `saturate`, the attribute eqsat_uopc.saturation is that 
 from eqsat_uopc.saturation.config import DEFAULT_CONFIG, FIELD_HELP, SaturationConfig, resolve_config
 from eqsat_uopc.saturation.engine import Engine, EnginePool, clear_pool, default_pool, engine_stats
 from eqsat_uopc.saturation.errors import DrawError, SaturationBug, SaturationError
-from eqsat_uopc.saturation.hooks import HOOKS, Additions, Hook, RunSetup, Seeds
+from eqsat_uopc.saturation.hooks import HOOKS, Additions, Hook, RunSetup, Seeds, StopRun
 from eqsat_uopc.saturation.picture import View, draw, select_view, to_dot, to_visualizer_json
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
 from eqsat_uopc.saturation.result import Saturation
@@ -59,6 +59,7 @@ __all__ = [
     "SaturationReport",
     "Seeds",
     "StopReason",
+    "StopRun",
     "View",
     "check_rule_set",
     "clear_pool",

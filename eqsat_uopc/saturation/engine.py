@@ -39,7 +39,9 @@ An engine of one's own, for a loop over programs (the same results as leasing fr
 from __future__ import annotations
 
 from collections import OrderedDict, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from egglog import bindings
 
@@ -48,10 +50,16 @@ from eqsat_uopc.saturation.errors import SaturationError
 from eqsat_uopc.saturation.relevance import Trigger, relevant_units, unit_triggers
 from eqsat_uopc.saturation.terms import SCHEMA
 
+T = TypeVar("T")
+
 __all__ = [
+    "PROGRAM_CACHE",
+    "RELEVANCE_CACHE",
     "Engine",
     "EnginePool",
     "EngineProgram",
+    "KeyedCache",
+    "clear_caches",
     "clear_pool",
     "default_pool",
     "engine_key",
@@ -166,29 +174,66 @@ class EngineProgram:
     triggers: dict[str, tuple[Trigger, ...]]
 
 
-_PROGRAMS: dict[tuple, EngineProgram] = {}
-_RELEVANT: dict[tuple, frozenset[str]] = {}
+class KeyedCache:
+    """A bounded cache of values derived from immutable keys, least recently used out first, with a
+    name (for its docs and errors) and clear(). The process's two caches of engine work are
+    PROGRAM_CACHE and RELEVANCE_CACHE (below); clear_caches() empties both."""
+
+    def __init__(self, name: str, max_entries: int) -> None:
+        self.name, self.max_entries = name, max_entries
+        self._entries: OrderedDict[tuple, object] = OrderedDict()
+
+    def get(self, key: tuple, make: Callable[[], T]) -> T:
+        """The value of key: cached, or made now by make() and cached."""
+        entries = self._entries
+        if key in entries:
+            entries.move_to_end(key)
+            return entries[key]  # type: ignore[return-value]
+        value = entries[key] = make()
+        if len(entries) > self.max_entries:
+            entries.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+# The egglog text, units and triggers of a (rule set, int_semantics), keyed by engine_key(): built
+# once (tens of milliseconds), read by every engine of the key and by relevance. A process meets a
+# few rule sets; 64 keep every one a sweep uses.
+PROGRAM_CACHE = KeyedCache("engine programs", 64)
+# The units that can fire on an e-graph of a set of UOp constructors, keyed by (engine_key(),
+# constructors): few programs differ in their constructors (a few hundred sets over the corpora).
+RELEVANCE_CACHE = KeyedCache("relevant units", 4096)
+
+
+def clear_caches() -> None:
+    """Empty PROGRAM_CACHE and RELEVANCE_CACHE (the next engine of each key builds its program again)."""
+    PROGRAM_CACHE.clear()
+    RELEVANCE_CACHE.clear()
 
 
 def engine_program(rule_set: RuleSet, int_semantics: str) -> EngineProgram:
-    """What an engine of (rule set, int_semantics) parses, built once per key in a process."""
-    key = engine_key(rule_set, int_semantics)
-    program = _PROGRAMS.get(key)
-    if program is None:
+    """What an engine of (rule set, int_semantics) parses, built once per key (PROGRAM_CACHE)."""
+
+    def make() -> EngineProgram:
         forms, units = egglog_forms(rule_set, int_semantics)
         text = "\n".join(f for f, _ in forms)
-        program = _PROGRAMS[key] = EngineProgram(text, units, forms, unit_triggers(text))
-    return program
+        return EngineProgram(text, units, forms, unit_triggers(text))
+
+    return PROGRAM_CACHE.get(engine_key(rule_set, int_semantics), make)
 
 
 def relevant(rule_set: RuleSet, int_semantics: str, present: frozenset[str]) -> frozenset[str]:
     """The units of (rule set, int_semantics) that can fire on an e-graph holding the UOp
-    constructors `present` (relevance.py); remembered per constructor set, which few programs differ in."""
-    key = (engine_key(rule_set, int_semantics), present)
-    keep = _RELEVANT.get(key)
-    if keep is None:
-        keep = _RELEVANT[key] = relevant_units(engine_program(rule_set, int_semantics).triggers, present)
-    return keep
+    constructors `present` (relevance.py); remembered per constructor set (RELEVANCE_CACHE)."""
+    return RELEVANCE_CACHE.get(
+        (engine_key(rule_set, int_semantics), present),
+        lambda: relevant_units(engine_program(rule_set, int_semantics).triggers, present),
+    )
 
 
 class EnginePool:

@@ -73,7 +73,7 @@ class Lowerer:
         self.egraph = egraph
         self.ids: dict[UOp, int] = {}  # lowered UOp -> N id
         self.next_id = 0
-        self.lists: dict[tuple[int, ...], int] = {}  # tuple of N ids -> LN id
+        self.lists: dict[tuple[int, int] | None, int] = {}  # (head N id, tail LN id) or None (nil) -> LN id
         self.keys: dict[Any, int] = {}  # arg_key(arg) -> table key
         self.args: list[Any] = []  # table key -> arg
         self.calls: list[UOp] = []  # CALL nodes lowered, in order (the inliner walks them)
@@ -94,18 +94,22 @@ class Lowerer:
         return hit
 
     def list_id(self, items: tuple[int, ...]) -> int:
-        """The LN id of a list of N ids (suffixes shared)."""
-        hit = self.lists.get(items)
-        if hit is not None:
-            return hit
-        if not items:
-            lid = self.lists[items] = len(self.lists)
-            self.rows["LdNil"].append(f"{lid}")
-            return lid
-        tail = self.list_id(items[1:])
-        lid = self.lists[items] = len(self.lists)
-        self.rows["LdCons"].append(f"{lid}\t{items[0]}\t{tail}")
-        return lid
+        """The LN id of a list of N ids: cons cells hash-consed on (head, tail id), so suffixes are
+        shared and a list costs O(its length), written from the back without recursion (a
+        100,000-element STACK is as deep a list as that)."""
+        cells = self.lists
+        tail = cells.get(None)
+        if tail is None:
+            tail = cells[None] = len(cells)
+            self.rows["LdNil"].append(f"{tail}")
+        for item in reversed(items):
+            cell = (item, tail)
+            lid = cells.get(cell)
+            if lid is None:
+                lid = cells[cell] = len(cells)
+                self.rows["LdCons"].append(f"{lid}\t{item}\t{tail}")
+            tail = lid
+        return tail
 
     def row(self, op: Ops, t: str, children: tuple[int, ...] = (), key: int | None = None) -> int:
         """Write one non-constant term over N ids; returns its N id."""

@@ -21,9 +21,17 @@ One run, step by step (Runner.run):
      never has more than `node_budget` e-nodes; or nothing changed but for rules held back;
    - "iter_limit", "time_limit" (checked between iterations: egglog cannot be interrupted);
    - "constant": the root's e-class holds a scalar constant (checked before the first iteration
-     too), when `stop_at_constant`.
+     too), when `stop_at_constant`;
+   - "hook": a hook asked to stop (hooks/base.py: `before_iteration` or `StopRun`).
+   The report's `stop_detail` says which limit it was in words; for "node_budget", whether the
+   budget was reached (an iteration undone) or not (rules held back by their forecast).
 egglog runs on one thread; with the e-graph read back in egglog's Value order, results are
 deterministic.
+
+A Runner runs once, by design: its report, its hooks' instances and the engine it leases belong
+to that run (the Saturation it returns holds the lease), so a second `run()` raises
+SaturationError; a new Runner (or `saturate`) runs again. Every phase's time is in the report, and
+the phases add up to its `total_time` (report.py).
 
     >>> from eqsat_uopc.ir.uop import UOp
     >>> from eqsat_uopc.saturation import saturate
@@ -47,7 +55,7 @@ from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.saturation.config import SaturationConfig, resolve_config
 from eqsat_uopc.saturation.engine import Engine, EnginePool, default_pool, engine_key, relevant
 from eqsat_uopc.saturation.errors import SaturationError
-from eqsat_uopc.saturation.hooks import HOOKS, Hook, RunSetup, Seeds
+from eqsat_uopc.saturation.hooks import HOOKS, Hook, RunSetup, Seeds, StopRun
 from eqsat_uopc.saturation.lower import Lowerer
 from eqsat_uopc.saturation.relevance import uop_constructors
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
@@ -111,6 +119,7 @@ class Runner:
             if not (isinstance(h, type) and issubclass(h, Hook)):
                 raise SaturationError(f"hooks must be Hook subclasses, got {h!r}")
         self.program, self.config, self.engine_source, self.hook_types = program, config, engine, hooks
+        self.ran = False
         rs = config.rule_set
         self.report = SaturationReport(
             rs.name, config.int_semantics, config.node_budget, config.iter_limit, config.time_limit
@@ -118,6 +127,21 @@ class Runner:
 
     @gc_paused()  # the greedy seed, lowering and the hooks build objects per node, no cycles
     def run(self) -> Saturation:
+        """Run the program's saturation (once: see the module docstring) and return it."""
+        if self.ran:
+            raise SaturationError(
+                "a Runner runs once (its report, hooks and engine lease belong to that run): "
+                "make a new Runner, or call saturate(), to run again"
+            )
+        self.ran = True
+        wall = time.perf_counter()
+        try:
+            return self._run()
+        finally:
+            rep = self.report
+            rep.other_time = max(0.0, time.perf_counter() - wall - sum(rep.phase_times.values()))
+
+    def _run(self) -> Saturation:
         c, rep = self.config, self.report
         rules = frozenset(r.name for r in c.rule_set.rules(c.int_semantics))
         setup = RunSetup(self.program, c, tuple(self.program.toposort()), rules)
@@ -125,16 +149,27 @@ class Runner:
         self.iterating = [h for h in self.hooks if h.iterates]
         seeds = self.seeds = Seeds(self.program)
         for hook in self.hooks:
-            seeds.add(hook.start(seeds))
+            hook.report = rep
+        for hook in self.hooks:
+            t = time.perf_counter()
+            try:
+                seeds.add(hook.start(seeds))
+            except StopRun as stop:
+                self._stopped_by(hook, stop.reason)
+            finally:
+                rep.start_times[hook.name] = rep.start_times.get(hook.name, 0.0) + time.perf_counter() - t
+            if rep.stop_reason is StopReason.HOOK:
+                rep.count_matches(seeds.matches)
+                return self._without_engine(StopReason.HOOK)
         rep.count_matches(seeds.matches)
         if c.stop_at_constant and c.shortcut_decided and self._decided_before_rules():
-            return self._decided_without_engine()
+            return self._without_engine(StopReason.CONSTANT)
         start = time.perf_counter()
         self.engine = self._engine(setup)
         lease = Lease(self.engine.release)
         self.egraph = self.engine.egraph
         rep.rules_pruned = self.engine.pruned
-        rep.egglog_time = time.perf_counter() - start
+        rep.engine_time = time.perf_counter() - start
         try:
             self._load()
             size = self._size()
@@ -147,6 +182,10 @@ class Runner:
         live = LiveEGraph(self.egraph, self.lowerer, self.root, self._snapshot, self.trusted_names)
         return Saturation(self.program, c, rep, seeds, live, lease)
 
+    def _stopped_by(self, hook: Hook, reason: str) -> None:
+        rep = self.report
+        rep.stop_reason, rep.stop_detail = StopReason.HOOK, f"{hook.name}: {reason}"
+
     # -- before the engine
     def _decided_before_rules(self) -> bool:
         """Do the start phases make the root's e-class hold a scalar constant, and is the extraction
@@ -158,16 +197,19 @@ class Runner:
             return False  # egglog's extractors run on the live egglog e-graph
         return self.seeds.root_constant()
 
-    def _decided_without_engine(self) -> Saturation:
-        """The run of a program decided before any rule runs: it stops before its first iteration, so
-        its e-graph is the program and the hooks' additions, which seed_graph.py builds without egglog."""
+    def _without_engine(self, reason: StopReason) -> Saturation:
+        """The run of a program decided (or stopped by a hook) before any rule runs: it stops before
+        its first iteration, so its e-graph is the program and the hooks' additions, which
+        seed_graph.py builds without egglog."""
         t = time.perf_counter()
         s = self.seeds
         g = seed_graph(self.program, tuple(s.root_terms.values()), s.equalities)
         rep = self.report
         rep.enodes.append(g.num_enodes)
         rep.eclasses.append(g.num_eclasses)
-        rep.stop_reason, rep.decided_without_engine = StopReason.CONSTANT, True
+        rep.stop_reason, rep.decided_without_engine = reason, reason is StopReason.CONSTANT
+        if reason is StopReason.CONSTANT:
+            rep.stop_detail = "the root's e-class holds a constant before any rule ran"
         rep.lower_time = time.perf_counter() - t
         lease = Lease(int)
         lease.end()  # closed from the start: there is no egglog e-graph to read back or keep
@@ -248,14 +290,19 @@ class Runner:
     def _loop(self, start: float) -> None:
         rep, stop_at_constant = self.report, self.config.stop_at_constant
         if stop_at_constant and self._root_is_constant():  # the program or a root term is one
-            rep.stop_reason = StopReason.CONSTANT
+            self._stop(StopReason.CONSTANT, "the root's e-class holds a constant")
             return
         while True:
             if rep.iterations >= rep.iter_limit:
-                rep.stop_reason = StopReason.ITER_LIMIT
+                self._stop(StopReason.ITER_LIMIT, f"iter_limit {rep.iter_limit} reached")
                 return
-            if time.perf_counter() - start >= rep.time_limit:
-                rep.stop_reason = StopReason.TIME_LIMIT
+            elapsed = time.perf_counter() - start
+            if elapsed >= rep.time_limit:
+                self._stop(
+                    StopReason.TIME_LIMIT, f"time_limit {rep.time_limit:g} s reached ({elapsed:.2f} s)"
+                )
+                return
+            if self._hook_stops():
                 return
             before = (rep.enodes[-1], rep.eclasses[-1])
             t_iteration = time.perf_counter()
@@ -265,28 +312,82 @@ class Runner:
             size = self._size()
             if size[0] > rep.node_budget:
                 rep.rolled_back, rep.overshoot = True, size[0]
-                rep.stop_reason = StopReason.NODE_BUDGET
+                self._stop(
+                    StopReason.NODE_BUDGET,
+                    f"budget reached: iteration {rep.iterations + 1} made {size[0]:,} e-nodes, over"
+                    f" {rep.node_budget:,}; undone",
+                    budget="reached",
+                )
                 self._undo(saved)
                 return
             rep.iterations += 1
             rep.enodes.append(size[0])
             rep.eclasses.append(size[1])
             rep.iteration_times.append(time.perf_counter() - t_iteration)
+            if rep.stop_reason is StopReason.HOOK:  # a hook raised StopRun after this iteration
+                return
             if size == before and not changed and not self.scheduler.any_banned:
-                rep.stop_reason = StopReason.SATURATED
+                self._stop(StopReason.SATURATED, "")
                 return
             if size == before and not changed and self.scheduler.only_held:  # saturated but for the budget
-                rep.stop_reason = StopReason.NODE_BUDGET
                 rep.held_back = self.scheduler.held_forecasts(size[0])
+                rep.held_after_ban = self.scheduler.held_after_ban()
+                self._stop(StopReason.NODE_BUDGET, self._forecast_detail(size[0]), budget="forecast")
                 return
             if stop_at_constant and self._root_is_constant():
-                rep.stop_reason = StopReason.CONSTANT
+                self._stop(StopReason.CONSTANT, "the root's e-class holds a constant")
                 return
+
+    def _stop(self, reason: StopReason, detail: str, budget: str | None = None) -> None:
+        rep = self.report
+        rep.stop_reason, rep.stop_detail, rep.budget_stop = reason, detail, budget
+
+    def _forecast_detail(self, size: int) -> str:
+        """Why a run that ends holding rules back stopped at `size` e-nodes: the budget was not
+        reached, the forecast held them back (after the match limit banned them, for those it did)."""
+        rep = self.report
+        room = rep.node_budget - size
+        banned = (
+            f"; the match limit ({self.config.match_limit:,} matches) had banned "
+            + ", ".join(rep.held_after_ban)
+            + " before"
+            if rep.held_after_ban
+            else ""
+        )
+        return (
+            f"budget not reached, {size:,} of {rep.node_budget:,} e-nodes: held back by the forecast, "
+            f"{len(rep.held_back)} rule{'s' if len(rep.held_back) != 1 else ''} whose forecast matches "
+            f"exceed the {room:,} e-nodes left{banned}"
+        )
+
+    def _hook_stops(self) -> bool:
+        """Ask every hook before an iteration whether to stop (before_iteration); True if one did."""
+        for hook in self.hooks:
+            t = time.perf_counter()
+            try:
+                reason = hook.before_iteration()
+            except StopRun as stop:
+                reason = stop.reason
+            self._hook_time(hook, time.perf_counter() - t, before=True)
+            if reason is not None:
+                self._stopped_by(hook, reason)
+                return True
+        return False
+
+    def _hook_time(self, hook: Hook, seconds: float, before: bool = False) -> None:
+        """Add a hook's seconds for the coming (before) or the current iteration to the report."""
+        times = self.report.hook_times.setdefault(hook.name, [])
+        k = self.report.iterations
+        while len(times) <= k:
+            times.append(0.0)
+        times[k] += seconds
+        if before:
+            self.report.fold_time += seconds
 
     def _iterate(self, record: bool) -> bool:
         """One iteration: the scheduler's active rules in one egglog step, then the iterating hooks on
         one snapshot. Returns whether anything changed; with record, adds times and matches to the
-        report."""
+        report (and a StopRun from a hook stops the run after this iteration)."""
         rep, sched = self.report, self.scheduler
         changed = False
         self._snapshot = None
@@ -304,10 +405,19 @@ class Runner:
             t = time.perf_counter()
             unions = 0
             for hook in self.iterating:
-                unions += hook.after_iteration(snap)
+                t_hook = time.perf_counter()
+                try:
+                    unions += hook.after_iteration(snap)
+                except StopRun as stop:
+                    if not record:
+                        raise  # a replay runs iterations the run kept: no hook stopped after them
+                    self._stopped_by(hook, stop.reason)
                 if record:
+                    self._hook_time(hook, time.perf_counter() - t_hook)
                     rep.count_matches(hook.matches)
                 hook.matches.clear()
+                if rep.stop_reason is StopReason.HOOK:
+                    break
             if unions:
                 self.lowerer.flush()
                 changed = True

@@ -115,6 +115,12 @@ class BackoffScheduler:
         """The units held back now, by rule name, with their forecast matches on `size` e-nodes."""
         return {u.name: _forecast(u, size) for u in self.units if u.held and u.banned_until > self.iteration}
 
+    def held_after_ban(self) -> tuple[str, ...]:
+        """The units held back now that the match limit had banned before (by rule name)."""
+        return tuple(
+            u.name for u in self.units if u.held and u.banned_until > self.iteration and u.times_banned
+        )
+
     @property
     def only_held(self) -> bool:
         """Are the banned units (if any) all held back for the budget?"""

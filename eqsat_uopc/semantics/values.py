@@ -6,7 +6,9 @@ is how the interpreter is used as an oracle against the C backend and saturation
 
 A bounded input (`ParamArg.bounds`) given a value outside its bounds is refused here, by
 `evaluate` and by the C backend alike: the same InputError with the same message
-(`describe_input` and `check_bounds` are the one wording of it).
+(`describe_input` and `check_bounds` are the one wording of it). A value of the wrong type or
+shape (`True` for an i32, `2.5` for an i32, `1` for a bool, a list of another length) is refused
+as the C backend refuses it; `value_mismatch` says why.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ __all__ = [
     "literal",
     "random_value",
     "same_value",
+    "value_mismatch",
 ]
 
 
@@ -50,24 +53,65 @@ def check_bounds(arg: ParamArg, flat: list[int]) -> None:
         raise InputError(f"{where}: value {bad} is outside the input's bounds [{lo}, {hi}]")
 
 
-def literal(value: Any, dtype: DType, shape: tuple[int, ...] = ()) -> UOp:
-    """The CONST/STACK tree holding value (a scalar, or nested lists / a numpy array of shape)."""
+_KINDS = {bool: "a bool", int: "an int", float: "a float", str: "a string", type(None): "null"}
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return f"a list of length {len(value)}"
+    if isinstance(value, dict):
+        return "an object"
+    return _KINDS.get(type(value), f"a {type(value).__name__}")
+
+
+def value_mismatch(dtype: DType, shape: tuple[int, ...], value: Any, at: str = "") -> str | None:
+    """Why value cannot be an input of dtype and shape, None if it can: what it is instead (`a
+    bool`, `a float`, `an int` for a bool, `a list of length 3` for shape (2,), `element [1] is a
+    bool`, `outside the int32 range`). A bool is no i32 and an int no bool (Python's bool is an int,
+    the IR's are not); an f32 takes an int or a float. As the C backend checks its inputs.
+
+    >>> i32, boolean, f32 = dtypes.i32, dtypes.bool, dtypes.f32
+    >>> value_mismatch(i32, (), True), value_mismatch(boolean, (), 1), value_mismatch(f32, (), 2)
+    ('a bool', 'an int', None)
+    >>> value_mismatch(i32, (2,), [1, 2, 3]), value_mismatch(i32, (2,), [1, 2.5])
+    ('a list of length 3', 'element [1] is a float')
+    """
     if hasattr(value, "tolist"):
         value = value.tolist()
+    where = f"element {at} is " if at else ""
+    if shape:
+        if not isinstance(value, list | tuple) or len(value) != shape[0]:
+            return where + _kind(value)
+        for k, v in enumerate(value):
+            if (why := value_mismatch(dtype, shape[1:], v, f"{at}[{k}]")) is not None:
+                return why
+        return None
+    if dtype is dtypes.bool:
+        ok = isinstance(value, bool)
+    elif dtype is dtypes.i32:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        if ok and truncate(dtype, value) != value:
+            return f"{where}{value}, outside the int32 range"
+    else:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+    return None if ok else where + _kind(value)
+
+
+def literal(value: Any, dtype: DType, shape: tuple[int, ...] = ()) -> UOp:
+    """The CONST/STACK tree holding value (a scalar, or nested lists / a numpy array of shape); a
+    value of another type or shape is a UOpError saying what it is (value_mismatch)."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if (why := value_mismatch(dtype, shape, value)) is not None:
+        kind = "scalar" if not shape else f"shape {shape}"
+        raise UOpError(f"expected {dtype.name} {kind}, got {value!r}: {why}")
+    return _literal(value, dtype, shape)
+
+
+def _literal(value: Any, dtype: DType, shape: tuple[int, ...]) -> UOp:
     if not shape:
-        if isinstance(value, list | tuple):
-            raise UOpError(f"expected a {dtype.name} scalar, got a sequence of length {len(value)}")
-        if dtype is dtypes.f32 and not isinstance(value, int | float):
-            raise UOpError(f"expected an f32 scalar, got {type(value).__name__} {value!r}")
-        if dtype is not dtypes.f32 and not isinstance(value, int):  # bool is an int subclass
-            raise UOpError(f"expected an {dtype.name} scalar, got {type(value).__name__} {value!r}")
-        if dtype is dtypes.i32 and not isinstance(value, bool) and truncate(dtype, value) != value:
-            raise UOpError(f"{value} is outside the int32 range")
         return UOp.const(value, dtype)
-    if not isinstance(value, list | tuple) or len(value) != shape[0]:
-        got = f"length {len(value)}" if isinstance(value, list | tuple) else type(value).__name__
-        raise UOpError(f"expected a sequence of length {shape[0]} (shape {shape}), got {got}")
-    return UOp(Ops.STACK, tuple(literal(v, dtype, shape[1:]) for v in value))
+    return UOp(Ops.STACK, tuple(_literal(v, dtype, shape[1:]) for v in value))
 
 
 def bind_params(program: UOp, values: Mapping[int, Any]) -> UOp:

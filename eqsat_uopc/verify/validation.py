@@ -27,6 +27,11 @@ How, in order:
    in all: "tested" when the result agreed wherever the source was defined, "refuted" at the first
    input where it did not, "unknown" when the source was defined on none of them.
 
+At scale the work stays linear in the programs' size: z3 is asked only about pairs of at most
+`VALIDATION_Z3_NODES` nodes, and the evaluator's inputs are cut to `VALIDATION_WORK` node
+evaluations (never fewer than `VALIDATION_MIN_SAMPLES`); the verdict's detail says when either
+happened, and `compared` how many inputs were compared.
+
 Everything is deterministic: the rlimit, and inputs drawn from a fixed seed.
 
 `validate_candidates` is what `optimize` runs: candidates in order (the extracted program, greedy's
@@ -63,12 +68,16 @@ from eqsat_uopc.verify.proof import ENCODING_NAMES, check_comparable, format_inp
 __all__ = [
     "CANDIDATE_NAMES",
     "VALIDATION_ENCODING",
+    "VALIDATION_MIN_SAMPLES",
     "VALIDATION_RLIMIT",
     "VALIDATION_SAMPLES",
     "VALIDATION_STATUSES",
+    "VALIDATION_WORK",
+    "VALIDATION_Z3_NODES",
     "Replacement",
     "Validation",
     "not_validated",
+    "scaled_samples",
     "validate",
     "validate_candidates",
 ]
@@ -78,6 +87,16 @@ __all__ = [
 VALIDATION_RLIMIT = 1_000_000
 _SAFETY_TIMEOUT_MS = 120_000  # never the limit that stops z3 in practice (the rlimit is)
 VALIDATION_SAMPLES = 256  # inputs of the evaluator check: the edge values first, then random ones
+# The budget that keeps validation linear in the programs' size (docs/DESIGN.md, "Scale"). z3 is
+# asked only about pairs of at most VALIDATION_Z3_NODES nodes (source and result together): its
+# encoding costs about 1 ms a node, and its fixed rlimit, spent on a larger pair, takes longer per
+# unit (18 s for a 3,400-node pair that it did not decide). The evaluator compares the pair on
+# VALIDATION_SAMPLES inputs while that is at most VALIDATION_WORK node evaluations (about 2-4 s of
+# the evaluator), on fewer beyond (VALIDATION_WORK // nodes, at least VALIDATION_MIN_SAMPLES: the
+# edge values first): a verdict says how many inputs it compared and, when the budget cut them, so.
+VALIDATION_Z3_NODES = 2_000
+VALIDATION_WORK = 250_000
+VALIDATION_MIN_SAMPLES = 4
 VALIDATION_ENCODING = {"wrap": "bv", "no_overflow": "int"}  # z3's encoding per int semantics (above)
 VALIDATION_STATUSES = ("identical", "proved", "tested", "refuted", "unknown", "not_attempted")
 
@@ -232,7 +251,11 @@ def validate(
         return Validation("identical", int_semantics, candidate=candidate)
     check_comparable(source, result)
     detail = "f32, not proved: inputs with +-0.0, NaN and infinities among them"
-    if not has_f32(source, result):
+    nodes = source.size + result.size
+    requested, samples = samples, scaled_samples(samples, nodes)
+    if not has_f32(source, result) and nodes > VALIDATION_Z3_NODES:
+        detail = f"z3 not asked: {nodes:,} nodes, above {VALIDATION_Z3_NODES:,} (VALIDATION_Z3_NODES)"
+    elif not has_f32(source, result):
         encoding = VALIDATION_ENCODING[int_semantics]
         proof = prove_equivalent(
             source,
@@ -260,6 +283,10 @@ def validate(
                 detail=why,
             )
         detail = f"{check} undecided at rlimit {rlimit:,}: {proof.reason}"
+    if samples < requested:
+        detail += (
+            f"; {samples} inputs for {nodes:,} nodes (VALIDATION_WORK {VALIDATION_WORK:,} node evaluations)"
+        )
     compared, bad = _evaluator_check(source, result, int_semantics, samples, seed)
     seconds = time.perf_counter() - start
     if bad is not None:
@@ -271,6 +298,16 @@ def validate(
     return Validation(
         status, int_semantics, "evaluator", seconds, candidate, compared=compared, detail=detail
     )
+
+
+def scaled_samples(samples: int, nodes: int) -> int:
+    """The evaluator's inputs for a pair of `nodes` nodes: `samples`, fewer where that would pass
+    VALIDATION_WORK node evaluations, never fewer than VALIDATION_MIN_SAMPLES (nor than asked).
+
+        >>> scaled_samples(256, 100), scaled_samples(256, 20_000), scaled_samples(256, 400_000)
+        (256, 12, 4)
+    """
+    return max(min(samples, VALIDATION_MIN_SAMPLES), min(samples, VALIDATION_WORK // max(nodes, 1)))
 
 
 def _evaluator_check(

@@ -4,7 +4,7 @@ A new hook is a module here with a `Hook` subclass (see base.py for the interfac
 `HOOKS`. `saturate(..., hooks=...)` runs another list instead (an experiment, a test).
 """
 
-from eqsat_uopc.saturation.hooks.base import Additions, Hook, RunSetup, Seeds
+from eqsat_uopc.saturation.hooks.base import Additions, Hook, RunSetup, Seeds, StopRun
 from eqsat_uopc.saturation.hooks.decided_comparisons import DecidedComparisons
 from eqsat_uopc.saturation.hooks.greedy_seed import GreedySeed
 from eqsat_uopc.saturation.hooks.index_algebra import IndexAlgebra
@@ -20,6 +20,7 @@ __all__ = [
     "PythonFold",
     "RunSetup",
     "Seeds",
+    "StopRun",
 ]
 
 # start phases run in this order (the decided comparisons read the seeds before them), then the iterating

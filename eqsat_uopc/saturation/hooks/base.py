@@ -17,6 +17,15 @@ calls the start phases in the registered order, then `attach`es the hooks that i
 e-graph it builds (a replay after an overshoot builds it again: a hook keeps no state across
 `attach`) and calls them in order after every egglog iteration.
 
+A hook reads the run's report so far (`self.report`: sizes, matches, times; the runner sets it
+before the start phases) and can stop the run, as egg's hooks can: `before_iteration()`, called on
+every hook before each iteration, returns a reason to stop (or None), and any phase may raise
+`StopRun(reason)`. The run then stops with stop_reason "hook" and the reason, prefixed with the
+hook's name, in `stop_detail`; an iteration a hook stopped after is kept. A hook that stops the
+run in its start phase stops it before any rule runs (the e-graph is the program and the seeds so
+far, built in Python as for a run decided without an engine). Each hook's time is in the report
+(`start_times`, `hook_times`).
+
 A hook of one's own, run after the registered ones (`saturate(..., hooks=...)`); with the rule set
 "none" only the hook's equality is in the e-graph:
 
@@ -33,6 +42,18 @@ A hook of one's own, run after the registered ones (`saturate(..., hooks=...)`);
     (True, 1)
     >>> saturate(x * 3, rules="none").equivalent(x * 3, x + x + x)
     False
+
+A hook that stops a run when the e-graph passes 40 e-nodes, reading the report:
+
+    >>> from eqsat_uopc.saturation import Hook, saturate
+    >>> class Small(Hook):
+    ...     name = "small"
+    ...     def before_iteration(self):
+    ...         n = self.report.enodes[-1]
+    ...         return f"{n} e-nodes, more than 40" if n > 40 else None
+    >>> r = saturate(((x + 1) * (x + 2)) * ((x + 3) * (x + 4)), hooks=(*HOOKS, Small)).report
+    >>> r.stop_reason.value, r.stop_detail, r.iterations
+    ('hook', 'small: 42 e-nodes, more than 40', 2)
 """
 
 from __future__ import annotations
@@ -46,9 +67,18 @@ from eqsat_uopc.ir.uop import UOp
 if TYPE_CHECKING:
     from eqsat_uopc.saturation.config import SaturationConfig
     from eqsat_uopc.saturation.lower import Lowerer
+    from eqsat_uopc.saturation.report import SaturationReport
     from eqsat_uopc.saturation.serialize import Snapshot
 
-__all__ = ["Additions", "Hook", "RunSetup", "Seeds"]
+__all__ = ["Additions", "Hook", "RunSetup", "Seeds", "StopRun"]
+
+
+class StopRun(Exception):
+    """Raised by a hook (in any phase) to stop the run: stop_reason "hook", `reason` in the report."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -110,6 +140,8 @@ class Hook:
     name: ClassVar[str]  # short and unique, as the report and errors name it
     iterates: ClassVar[bool] = False  # does after_iteration ever add anything (the runner reads a snapshot)
 
+    report: SaturationReport  # the run's report so far (set by the runner before the start phases)
+
     def __init__(self, setup: RunSetup) -> None:
         self.setup = setup
         self.matches: dict[str, int] = {}  # rule name -> unions written since the last call (runner clears)
@@ -126,6 +158,10 @@ class Hook:
     def attach(self, lowerer: Lowerer) -> None:
         """A new e-graph (the program lowered into it by `lowerer`): forget every per-e-graph state."""
         self.lowerer = lowerer
+
+    def before_iteration(self) -> str | None:
+        """Before each iteration (every hook, iterating or not): a reason to stop the run, or None."""
+        return None
 
     def after_iteration(self, snapshot: Snapshot) -> int:
         """After an egglog iteration: write terms and unions through the lowerer; return the unions."""

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.linear.rules import simplify_algebra_steps
+from eqsat_uopc.linear.rules import DECLARED, simplify_algebra_steps
 from eqsat_uopc.rules.python_rules import ALGEBRA_RULES
 from eqsat_uopc.saturation.hooks.base import Additions, Hook, RunSetup, Seeds
 
 __all__ = ["IndexAlgebra"]
 
 # the greedy rules' names (divmod-fold) -> the names of the Python rules the rule set declares
-_DECLARED = {rule.name.split("/", 1)[1]: rule.name for rule in ALGEBRA_RULES}
+_DECLARED = {short: rule.name for short, rule in DECLARED.items()}
 
 
 class IndexAlgebra(Hook):
