@@ -320,6 +320,18 @@ def _fold_exact(x: UOp) -> UOp | None:
     return _fold(x)
 
 
+def _new_ops_fit(out: UOp | None, source: UOp) -> UOp | None:
+    """out, if every i32 ADD and MUL it builds (a node source does not have) fits int32 by bounds."""
+    if out is None:
+        return None
+    old = set(source.toposort())
+    for u in out.toposort():
+        new = u not in old and u.op in (Ops.ADD, Ops.MUL) and u.dtype is dtypes.i32 and u.shape == ()
+        if new and not _no_wrap(u.op, *u.src):
+            return None
+    return out
+
+
 # Under no_overflow a rewrite must be a refinement: where the input computes no intermediate outside
 # int32, the result computes none either. The chapter's rules wrap the constants they compute
 # (`(x + c1) + c2 -> x + (c1 + c2)` with c1 + c2 = 2**31 gives x + -2**31, which overflows at x = -1
@@ -341,6 +353,9 @@ _REFINING: dict[str, Callable[..., UOp | None]] = {
     ),
     "factor_consts": lambda x, c1, c2: x * (c1.arg + c2.arg) if _fits(c1.arg + c2.arg) else None,
     "factor_const_one": lambda x, c1: x * (c1.arg + 1) if _fits(c1.arg + 1) else None,
+    # the rest of the sum is a new sum (-p0 + -2**30 out of (-2**30 + (r*4096 + -p0)) // 4096)
+    "div_sum": lambda x, c: _new_ops_fit(_div_sum(x, c, mod=False), x),
+    "mod_sum": lambda x, c: _new_ops_fit(_div_sum(x, c, mod=True), x),
 }
 
 # the rules sound for every int32 input under wraparound: the chapter's "wrap" rules
