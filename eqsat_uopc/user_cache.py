@@ -1,10 +1,12 @@
 """The per-user cache: what this machine measured, kept between runs.
 
-Two things live here: the latency table `eqsat-uopc calibrate` measures (`latency.json`, read by
-the latency cost model when present) and the timings of `optimize(..., cost="measured")`
-(`measured/`, one file per set of programs timed together). Both depend on the machine they were
-measured on, so each record carries `machine()`, and both are only ever written whole (a temporary
-file renamed into place), so a concurrent reader never sees half a file.
+Three things live here: the latency table `eqsat-uopc calibrate` measures (`latency.json`, read by
+the latency cost model when present), the timings of `optimize(..., cost="measured")`
+(`measured/`, one file per set of programs timed together), and the verdicts of the rules of family
+files proved where they were loaded (`rule_verdicts/`, one file per rule form, keyed by its text and
+the verifier's version: eqsat_uopc.verify.family_verdicts). The timings depend on the machine they
+were measured on, so each of those records carries `machine()`; every file is only ever written
+whole (a temporary file renamed into place), so a concurrent reader never sees half a file.
 
 The directory is $EQSAT_UOPC_CACHE_DIR, else $XDG_CACHE_HOME/eqsat_uopc, else ~/.cache/eqsat_uopc:
 the root under which the C backend keeps its compiled libraries too (`c/`, moved by $UOPC_CACHE_DIR).

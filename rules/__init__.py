@@ -14,9 +14,17 @@ name or any Family value, and nothing is registered globally:
     >>> FAMILIES["divmod"].rule("divmod/div-sum-term").forms()
     ('guarded', 'noovf')
 
-Modules: sexpr (egglog text as data), rule (Rule, FORM_KINDS, the generated forms), family (a
-family file read into a Family), python_rules (the Python rules), catalogue (the bundled families,
-FAMILIES), rule_sets (RuleSet, RULE_SETS, the egglog program of a rule set), docs (docs/rules.md).
+A family file may be checked as it is read against a Schema (what an egglog program declares:
+`eqsat_uopc.saturation.ENGINE_SCHEMA` is the engine's): an unknown constructor, a wrong arity, a
+type variable bound to two types is then a DeclarationError at its file, line and column. A rules
+spec (RULES_SPEC) names rule sets, families and files joined by '+' (`default+my_rules.egg`);
+`eqsat_uopc.saturation.load_rules` loads one.
+
+Modules: sexpr (egglog text as data), rule (Rule, FORM_KINDS, the generated forms), schema (what a
+rule may use: signatures, egglog's primitives, the typing of terms), rule_check (a rule checked
+against a Schema), family (a family file read into a Family), python_rules (the Python rules),
+catalogue (the bundled families, FAMILIES), rule_sets (RuleSet, RULE_SETS, rules specs, the egglog
+program of a rule set), docs (docs/rules.md).
 """
 
 from eqsat_uopc.rules.catalogue import BEYOND_CHAPTER_FAMILIES, BUNDLED, FAMILIES, SYMBOLIC_FAMILIES
@@ -31,15 +39,22 @@ from eqsat_uopc.rules.rule import (
     Rule,
     form_kind,
 )
+from eqsat_uopc.rules.rule_check import check_rule
 from eqsat_uopc.rules.rule_sets import (
     RULE_SETS,
+    RULES_SPEC,
     RuleSet,
+    compose_rule_set,
     egglog_forms,
     egglog_program,
+    escape_rules_path,
+    family_digest,
     resolve_rule_set,
     rule_set,
+    split_rules_spec,
 )
-from eqsat_uopc.rules.sexpr import EGG_TOKEN, Str, freeze, read_sexprs, show, thaw
+from eqsat_uopc.rules.schema import PRIMITIVES, TYPINGS, Schema, Signature, read_schema
+from eqsat_uopc.rules.sexpr import EGG_TOKEN, Spans, Str, freeze, read_sexprs, show, thaw
 
 from eqsat_uopc.semantics.int_semantics import INT_SEMANTICS
 
@@ -51,26 +66,38 @@ __all__ = [
     "FORM_KINDS",
     "INT_SEMANTICS",
     "MAINTAINED",
+    "PRIMITIVES",
     "PROVED_IN",
     "PYTHON_RULES",
+    "RULES_SPEC",
     "RULE_SETS",
     "SYMBOLIC_FAMILIES",
+    "TYPINGS",
     "DeclarationError",
     "Family",
     "FormKind",
     "Rule",
     "RuleSet",
+    "Schema",
+    "Signature",
+    "Spans",
     "Str",
+    "check_rule",
+    "compose_rule_set",
     "egglog_forms",
     "egglog_program",
+    "escape_rules_path",
+    "family_digest",
     "form_kind",
     "freeze",
     "load_family",
     "parse_family",
     "read_rules",
+    "read_schema",
     "read_sexprs",
     "resolve_rule_set",
     "rule_set",
     "show",
+    "split_rules_spec",
     "thaw",
 ]

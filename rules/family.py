@@ -21,16 +21,19 @@ the top of the file, up to the first blank line, is the family's doc. Any other 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from eqsat_uopc.rules.rule import DeclarationError, Rule
-from eqsat_uopc.rules.sexpr import EGG_TOKEN, Str, read_sexprs, show
+from eqsat_uopc.rules.rule_check import Locate, check_rule
+from eqsat_uopc.rules.schema import Schema
+from eqsat_uopc.rules.sexpr import EGG_TOKEN, Spans, Str, freeze, read_sexprs, show
 
 __all__ = ["Family", "load_family", "parse_family", "read_rules"]
 
+_RULE_HEADS = ("rewrite", "birewrite", "rule")
 _VALUED = (":name", ":semantics", ":guard", ":exact", ":covered-by")
 _FLAGS = (":subsume", ":maintained", ":wrap-only")
 
@@ -84,6 +87,7 @@ class _Form:
     line: int
     tree: list[Any]
     comment: list[str]
+    spans: Spans  # where each list of the tree was read (sexpr.read_sexprs)
 
 
 def _read(text: str, source: str) -> tuple[list[str], list[_Form]]:
@@ -93,8 +97,13 @@ def _read(text: str, source: str) -> tuple[list[str], list[_Form]]:
     doc: list[str] = []
     forms: list[_Form] = []
     comment: list[str] = []
-    depth, start, top, after_form = 0, 0, True, False
+    depth, start, top, after_form, end = 0, 0, True, False, 0
     for m in EGG_TOKEN.finditer(text):
+        if m.start() != end:  # the one character no token matches: a '"' that opens no whole string
+            raise DeclarationError(
+                f"{source}:{_at(text, end)}: this string is not closed (a '\"' is missing)"
+            )
+        end = m.end()
         tok = m.group(0)
         if depth > 0 and tok not in "()":
             continue
@@ -118,15 +127,18 @@ def _read(text: str, source: str) -> tuple[list[str], list[_Form]]:
         elif tok == ")":
             depth -= 1
             if depth < 0:
-                raise DeclarationError(f"{source}:{_line(text, m.start())}: unbalanced ')'")
+                raise DeclarationError(f"{source}:{_at(text, m.start())}: unbalanced ')': no '(' opens it")
             if depth == 0:
-                tree = read_sexprs(text[start : m.end()])[0]
-                forms.append(_Form(_line(text, start), tree, [c[1:].strip() for c in comment]))
+                spans: Spans = {}
+                tree = read_sexprs(text[start : m.end()], spans, start)[0]
+                forms.append(_Form(_line(text, start), tree, [c[1:].strip() for c in comment], spans))
                 comment, after_form = [], True
         else:
-            raise DeclarationError(f"{source}:{_line(text, m.start())}: {tok!r} outside any form")
+            raise DeclarationError(f"{source}:{_at(text, m.start())}: {tok!r} outside any form")
+    if end != len(text):
+        raise DeclarationError(f"{source}:{_at(text, end)}: this string is not closed (a '\"' is missing)")
     if depth:
-        raise DeclarationError(f"{source}:{_line(text, start)}: this form is not closed")
+        raise DeclarationError(f"{source}:{_at(text, start)}: this form is not closed (a ')' is missing)")
     if top:  # nothing but the doc
         doc = [line.lstrip(";").strip() for line in comment]
     return doc, forms
@@ -134,6 +146,37 @@ def _read(text: str, source: str) -> tuple[list[str], list[_Form]]:
 
 def _line(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
+
+
+def _at(text: str, offset: int) -> str:
+    """`line:column` of an offset (both from 1)."""
+    return f"{_line(text, offset)}:{offset - text.rfind(chr(10), 0, offset)}"
+
+
+def _locator(form: _Form, text: str) -> Locate:
+    """Where a node of one of the form's generated egglog forms was read: the first list of the
+    declaration equal to it (its element `index`), or the first element equal to an atom."""
+
+    def find(node: Any, index: int | None) -> str | None:
+        for lst in _lists(form.tree):
+            start, elements = form.spans[id(lst)]
+            if isinstance(node, tuple) and freeze(lst) == node:
+                at = start if index is None or index >= len(elements) else elements[index]
+                return _at(text, at)
+            if not isinstance(node, tuple):
+                for k, e in enumerate(lst):
+                    if e == node and type(e) is type(node):
+                        return _at(text, elements[k])
+        return None
+
+    return find
+
+
+def _lists(tree: Any) -> Iterator[list[Any]]:
+    if isinstance(tree, list):
+        yield tree
+        for e in tree:
+            yield from _lists(e)
 
 
 def _options(tree: list[Any], start: int, where: str) -> dict[str, Any]:
@@ -158,12 +201,14 @@ def _options(tree: list[Any], start: int, where: str) -> dict[str, Any]:
     return opts
 
 
-def _rule(form: _Form, where: str, default_name: str) -> Rule:
+def _rule(form: _Form, where: str, default_name: str, family: str = "") -> Rule:
     tree = form.tree
     head = tree[0]
     if len(tree) < 3:
         raise DeclarationError(f"{where}: a {head} needs two parts, got {show(tree)}")
     opts = _options(tree, 3, where)
+    if ":name" not in opts and not default_name:
+        raise DeclarationError(f'{where}: this {head} has no name: add :name "{family or "family"}/..."')
     name = opts.get(":name", default_name)
     if not isinstance(name, Str):
         raise DeclarationError(f'{where}: :name must be a string, as in :name "family/rule"')
@@ -206,26 +251,46 @@ def read_rules(text: str, source: str = "<text>") -> list[Rule]:
     return out
 
 
-def parse_family(name: str, text: str, source: str = "", python_rules: Iterable[Rule] = ()) -> Family:
+def parse_family(
+    name: str, text: str, source: str = "", python_rules: Iterable[Rule] = (), schema: Schema | None = None
+) -> Family:
     """The family a declaration text defines (see the module docstring), with the Python rules it
-    owns; DeclarationError saying where (source:line) and what is wrong otherwise."""
+    owns; DeclarationError saying where (source:line) and what is wrong otherwise.
+
+    With a schema (the engine's, `eqsat_uopc.saturation.ENGINE_SCHEMA`, and the declarations of
+    the families it is composed with), every rule is checked against it as it is read
+    (rule_check.py): an unknown constructor, a wrong arity, a type variable bound to two types, an
+    unbound variable are DeclarationErrors at `source:line:column`, not egglog's errors when a
+    saturation parses the rule."""
     source = source or f"<family {name}>"
     doc, forms = _read(text, source)
+    if schema is not None:
+        declared = [(f.tree, f"{source}:{f.line}") for f in forms if f.tree and f.tree[0] not in _RULE_HEADS]
+        schema = schema.extended(d for d in declared if d[0][0] != "ruleset")
     rules: list[Rule] = []
     declarations: list[str] = []
+    seen: dict[str, Rule] = {}
     for form in forms:
         where = f"{source}:{form.line}"
         head = form.tree[0] if form.tree else None
-        if head in ("rewrite", "birewrite", "rule"):
-            rule = _rule(form, where, "")
+        if head in _RULE_HEADS:
+            rule = _rule(form, where, "", family=name)
             if not rule.name.startswith(f"{name}/"):
                 raise DeclarationError(
                     f"{where}: rule {rule.name!r} of family {name!r} must be named '{name}/...'"
+                )
+            if rule.name in seen:
+                raise DeclarationError(
+                    f"{where}: rule {rule.name!r} is declared twice (first at {seen[rule.name].where}): "
+                    "give each rule a name of its own"
                 )
             if not rule.comment:
                 raise DeclarationError(
                     f"{where}: rule {rule.name!r} needs its `; lhs -> rhs` comment on the line above"
                 )
+            if schema is not None:
+                check_rule(rule, schema, _locator(form, text), source)
+            seen[rule.name] = rule
             rules.append(rule)
         elif head == "ruleset":
             raise DeclarationError(f"{where}: rulesets are generated (one per rule): drop {show(form.tree)}")
@@ -235,10 +300,10 @@ def parse_family(name: str, text: str, source: str = "", python_rules: Iterable[
     for r in python:
         if r.engine != "python" or r.family != name:
             raise DeclarationError(f"{source}: {r.name!r} is not a Python rule of family {name!r}")
-    names = [r.name for r in (*rules, *python)]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise DeclarationError(f"{source}: rules declared twice: {', '.join(twice)}")
+        if r.name in seen:
+            raise DeclarationError(
+                f"{seen[r.name].where}: rule {r.name!r} is a Python rule of the family too"
+            )
     for r in rules:
         if r.covered_by is not None:
             cover = next((c for c in rules if c.name == r.covered_by), None)
@@ -250,8 +315,12 @@ def parse_family(name: str, text: str, source: str = "", python_rules: Iterable[
     return Family(name, (*rules, *python), tuple(declarations), " ".join(doc), source)
 
 
-def load_family(path: str | Path, name: str | None = None, python_rules: Iterable[Rule] = ()) -> Family:
+def load_family(
+    path: str | Path, name: str | None = None, python_rules: Iterable[Rule] = (), schema: Schema | None = None
+) -> Family:
     """The family declared in a `.egg` file, named after the file unless name is given: a value to
-    compose into a RuleSet (`RuleSet("mine", ("intervals", load_family(path)))`)."""
+    compose into a RuleSet (`RuleSet("mine", ("intervals", load_family(path)))`). With a schema,
+    its rules are checked against it (parse_family); `eqsat_uopc.saturation.load_rules` loads a
+    file checked against the engine's."""
     path = Path(path)
-    return parse_family(name or path.stem, path.read_text(), str(path), python_rules)
+    return parse_family(name or path.stem, path.read_text(), str(path), python_rules, schema)

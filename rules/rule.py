@@ -42,6 +42,7 @@ from typing import Any
 
 from eqsat_uopc.rules.sexpr import Str, freeze, show
 
+from eqsat_uopc.errors import UserError
 from eqsat_uopc.semantics.int_semantics import INT_SEMANTICS
 
 __all__ = [
@@ -66,8 +67,9 @@ _KINDS = ("rewrite", "birewrite", "rule", "python")
 _ROOT = "e"
 
 
-class DeclarationError(ValueError):
-    """A rule or family declaration that is not well formed (the message says where and why)."""
+class DeclarationError(UserError, ValueError):
+    """A rule or family declaration that is not well formed (the message says where and why): a
+    user's mistake in a family file, not a bug."""
 
 
 # what a form run under each int_semantics is proved in: the values of that semantics' e-graph

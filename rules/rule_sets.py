@@ -5,10 +5,13 @@
 ('identities', 'fold', 'reassociation')
 >>> (rule_set("ac") + "boolean").name
 'ac+boolean'
+>>> split_rules_spec("default+synth+my++rules.egg")
+(('rule set', 'default+synth'), ('file', 'my+rules.egg'))
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -17,12 +20,17 @@ from eqsat_uopc.rules.family import Family
 from eqsat_uopc.rules.rule import MAINTAINED, Rule
 
 __all__ = [
+    "RULES_SPEC",
     "RULE_SETS",
     "RuleSet",
+    "compose_rule_set",
     "egglog_forms",
     "egglog_program",
+    "escape_rules_path",
+    "family_digest",
     "resolve_rule_set",
     "rule_set",
+    "split_rules_spec",
 ]
 
 
@@ -87,8 +95,62 @@ class RuleSet:
         kept = tuple(f for f in self.families if f.name not in names)
         return RuleSet("-".join((self.name, *names)), kept)
 
+    @property
+    def digest(self) -> str:
+        """sha256 of what the rules compute (family_digest of each family, in order): two rule sets
+        with one digest saturate alike, whatever their names; a family file edited changes it."""
+        return hashlib.sha256("\n".join(family_digest(f) for f in self.families).encode()).hexdigest()
+
+    @property
+    def registered(self) -> bool:
+        """Is this the rule set RULE_SETS holds under its name (so that the name says it all)?"""
+        return RULE_SETS.get(self.name) == self
+
     def __repr__(self) -> str:
         return f"RuleSet({self.name!r}, {self.family_names})"
+
+
+def family_digest(family: Family) -> str:
+    """sha256 of a family's name, declarations and the egglog forms (and semantics) of its rules: not
+    of its comments, doc or file, which change nothing a saturation does."""
+    parts = [family.name, *family.declarations]
+    for r in family.rules:
+        parts.append(f"{r.name} {r.semantics} {r.kind} {r.maintained}")
+        parts += [r.text(k, "u") for k in r.forms()]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def compose_rule_set(name: str, parts: Iterable[RuleSet | Family]) -> RuleSet:
+    """The union of rule sets and families, in order: a family already in it is not added again
+    (`symbolic+evaluate` holds `fold` once); a different family of a name already taken is refused
+    (ValueError), naming the rule both declare and where, or the family."""
+    families: dict[str, Family] = {}
+    for part in parts:
+        for f in part.families if isinstance(part, RuleSet) else (part,):
+            other = families.get(f.name)
+            if other is None:
+                families[f.name] = f
+                continue
+            if other == f:
+                continue
+            theirs = {r.name: r for r in other.rules}
+            clash = next((r for r in f.rules if r.name in theirs), None)
+            if clash is not None:
+                raise ValueError(
+                    f"{clash.where or f.source}: rule {clash.name!r} is declared by {_origin(other)} too "
+                    f"({theirs[clash.name].where}): a family of your own needs a name of its own (a file's "
+                    "family is named after the file)"
+                )
+            raise ValueError(
+                f"{f.source or f.name}: the family {f.name!r} is already in the rule set ({_origin(other)}): "
+                "a family of your own needs a name of its own (a file's family is named after the file)"
+            )
+    return RuleSet(name, tuple(families.values()))
+
+
+def _origin(family: Family) -> str:
+    bundled = FAMILIES.get(family.name) == family
+    return f"the bundled family {family.name}" if bundled else f"the family {family.name} of {family.source}"
 
 
 RULE_SETS: dict[str, RuleSet] = {
@@ -121,6 +183,63 @@ def resolve_rule_set(rules: str | RuleSet, error: type[Exception] = KeyError) ->
     if not isinstance(rules, str) or rules not in RULE_SETS:
         raise error(f"unknown rule set {rules!r} (known: {', '.join(RULE_SETS)})")
     return RULE_SETS[rules]
+
+
+RULES_SPEC = (
+    "a rule set (NAME), a bundled family (NAME), a .egg family file (PATH), or a composition of them "
+    "joined by '+' (default+my_rules.egg); a '+' inside a file name is written '++'"
+)
+
+
+def escape_rules_path(path: str) -> str:
+    """A file path as a part of a rules spec: each '+' written '++'."""
+    return str(path).replace("+", "++")
+
+
+def split_rules_spec(spec: str) -> tuple[tuple[str, str], ...]:
+    """The parts of a rules spec (RULES_SPEC), each ("rule set", name), ("family", name) or
+    ("file", path): parts are joined by '+', a registered name is read whole (`default+synth` is one
+    rule set), a name both a rule set and a family (`evaluate`) is the rule set, and `++` is a '+'
+    of a file name, which must end in `.egg`. ValueError naming the part otherwise."""
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"expected {RULES_SPEC}, got {spec!r}")
+    pieces, escaped, current, k = [], [], "", 0
+    while k < len(spec):
+        if spec.startswith("++", k):
+            current, k = current + "+", k + 2
+            escaped.append(len(pieces))
+        elif spec[k] == "+":
+            pieces.append(current)
+            current, k = "", k + 1
+        else:
+            current, k = current + spec[k], k + 1
+    pieces.append(current)
+    parts: list[tuple[str, str]] = []
+    i = 0
+    while i < len(pieces):
+        whole = next(
+            (j for j in range(len(pieces), i, -1)
+             if "+".join(pieces[i:j]) in RULE_SETS and not any(i <= e < j for e in escaped)),
+            None,
+        )  # fmt: skip
+        if whole is not None:
+            parts.append(("rule set", "+".join(pieces[i:whole])))
+            i = whole
+            continue
+        piece = pieces[i]
+        if not piece:
+            raise ValueError(f"{spec!r} has an empty part: {RULES_SPEC}")
+        if piece in FAMILIES and i not in escaped:
+            parts.append(("family", piece))
+        elif piece.endswith(".egg"):
+            parts.append(("file", piece))
+        else:
+            raise ValueError(
+                f"unknown rule set {piece!r} (known: {', '.join(RULE_SETS)}; or a bundled family, "
+                f"{', '.join(FAMILIES)}; or a .egg file; joined by '+', with '++' for a '+' in a file name)"
+            )
+        i += 1
+    return tuple(parts)
 
 
 def egglog_program(rs: RuleSet, int_semantics: str) -> tuple[str, tuple[tuple[str, str], ...]]:

@@ -15,31 +15,45 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["EGG_TOKEN", "Str", "freeze", "read_sexprs", "show", "thaw"]
+__all__ = ["EGG_TOKEN", "Spans", "Str", "freeze", "read_sexprs", "show", "thaw"]
 
 # egglog's tokens: white space, a `;` comment, a string (escapes included), a parenthesis, an atom
 EGG_TOKEN = re.compile(r'\s+|;[^\n]*|"(?:[^"\\]|\\.)*"|[()]|[^\s()";]+')
 _INT = re.compile(r"-?\d+")
+# where the lists of a text were read (read_sexprs): id(list) -> (offset of its '(', its elements' offsets)
+Spans = dict[int, tuple[int, tuple[int, ...]]]
 
 
 class Str(str):
     """A string literal of an egglog text (a type string), as opposed to a symbol."""
 
 
-def read_sexprs(text: str) -> list[Any]:
+def read_sexprs(text: str, spans: Spans | None = None, offset: int = 0) -> list[Any]:
     """The top-level S-expressions of an egglog text as nested lists: symbols as str, string
-    literals as Str, integers as int (comments dropped). Raises ValueError when unbalanced."""
+    literals as Str, integers as int (comments dropped). Raises ValueError when unbalanced.
+
+    With `spans`, where each list was read: spans[id(lst)] = (offset of its '(', offsets of its
+    elements), counted from `offset` (the text's own offset in a larger text), for error messages
+    that give a line and a column (a list is keyed by its id: keep the tree alive while reading them).
+    """
     stack: list[list[Any]] = [[]]
+    starts: list[tuple[int, list[int]]] = [(offset, [])]
     for m in EGG_TOKEN.finditer(text):
         tok = m.group(0)
         if tok[0].isspace() or tok[0] == ";":
             continue
+        starts[-1][1].append(offset + m.start())
         if tok == "(":
             stack.append([])
+            starts.append((offset + m.start(), []))
         elif tok == ")":
+            starts[-1][1].pop()  # the ')' is no element
             if len(stack) == 1:
                 raise ValueError(f"unbalanced ')' at offset {m.start()}")
             done = stack.pop()
+            start, elements = starts.pop()
+            if spans is not None:
+                spans[id(done)] = (start, tuple(elements))
             stack[-1].append(done)
         elif tok[0] == '"':
             stack[-1].append(Str(tok[1:-1]))

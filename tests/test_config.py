@@ -49,7 +49,10 @@ def test_defaults_live_in_one_place_and_every_setting_has_help():
         (
             {"rules": "fancy"},
             SaturationError,
-            "unknown rule set 'fancy' (known: none, symbolic, evaluate, run, ac, default, default+synth)",
+            "unknown rule set 'fancy' (known: none, symbolic, evaluate, run, ac, default, default+synth; "
+            "or a bundled family, identities, fold, reassociation, distribution, divmod, recombination, "
+            "comparisons, intervals, comm_assoc, boolean, minmax, linear, divisibility, digits, offsets, "
+            "synth_small, evaluate; or a .egg file; joined by '+', with '++' for a '+' in a file name)",
         ),
         (
             {"cost": "cheap"},

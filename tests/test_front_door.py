@@ -165,6 +165,7 @@ def test_every_option_of_every_subcommand_shows_its_default_in_help():
         "explain",
         "show",
         "compare",
+        "verify-rules",
         "render-c",
         "capture-tinygrad",
         "synthesize",

@@ -191,7 +191,8 @@ def test_rule_sets_compose_and_refuse_what_they_cannot_hold():
         ),
         ("(ruleset t)", "<family t>:1: rulesets are generated (one per rule): drop (ruleset t)"),
         ('; x\n(rewrite x x :name "u/a")', "<family t>:2: rule 'u/a' of family 't' must be named 't/...'"),
-        ("; x\n(rewrite x x)", '<family t>:2: :name must be a string, as in :name "family/rule"'),
+        ("; x\n(rewrite x x)", '<family t>:2: this rewrite has no name: add :name "t/..."'),
+        ("; x\n(rewrite x x :name t/a)", '<family t>:2: :name must be a string, as in :name "family/rule"'),
         (
             '; x\n(rewrite x x :name "t/a" :when ((= x 1)))',
             "<family t>:2: unknown option :when (known: :name, :semantics, :guard, :exact, :covered-by, "
@@ -223,9 +224,10 @@ def test_rule_sets_compose_and_refuse_what_they_cannot_hold():
         ),
         (
             '; x\n(rewrite x x :name "t/a")\n; y\n(rewrite y y :name "t/a")',
-            "<family t>: rules declared twice: t/a",
+            "<family t>:4: rule 't/a' is declared twice (first at <family t>:2): give each rule a name of "
+            "its own",
         ),
-        ('; x\n(rewrite x x :name "t/a"', "<family t>:2: this form is not closed"),
+        ('; x\n(rewrite x x :name "t/a"', "<family t>:2:1: this form is not closed (a ')' is missing)"),
     ],
 )
 def test_bad_declarations_say_where_and_what(text, message):
@@ -259,11 +261,11 @@ def test_docs_are_generated_from_the_rule_values():
     assert committed.count("\n| `") == sum(len(f.rules) for f in FAMILIES.values()) + 7  # + the rule sets
 
 
-@pytest.mark.parametrize("index", range(2))
+@pytest.mark.parametrize("index", range(3))
 def test_the_declaration_guide_examples_run(index):
     guide = ROOT / "docs" / "rule-declarations.md"
     blocks = re.findall(r"```python\n(.*?)```", guide.read_text(), flags=re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     exec(compile(blocks[index], f"docs/rule-declarations.md python block {index}", "exec"), {})
 
 

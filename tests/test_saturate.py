@@ -177,7 +177,10 @@ def test_deterministic() -> None:
         ({"time_limit": "1"}, "time_limit must be a number of seconds, got '1'"),
         (
             {"rules": "nope"},
-            "unknown rule set 'nope' (known: none, symbolic, evaluate, run, ac, default, default+synth)",
+            "unknown rule set 'nope' (known: none, symbolic, evaluate, run, ac, default, default+synth; "
+            "or a bundled family, identities, fold, reassociation, distribution, divmod, recombination, "
+            "comparisons, intervals, comm_assoc, boolean, minmax, linear, divisibility, digits, offsets, "
+            "synth_small, evaluate; or a .egg file; joined by '+', with '++' for a '+' in a file name)",
         ),
         ({"int_semantics": "c"}, "int_semantics must be 'wrap' or 'no_overflow', got 'c'"),
     ],

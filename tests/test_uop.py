@@ -133,7 +133,9 @@ def test_repr_builds_the_node():
 def test_dropped_nodes_are_freed():
     u = p0 * 12345 + 67890
     ref = weakref.ref(u)
-    gc.collect()  # garbage other tests left behind goes first
+    for _ in range(10):  # garbage other tests left behind goes first; a finalizer's can take another pass
+        if not gc.collect():
+            break
     n = len(uop_module._cache)
     del u
     gc.collect()

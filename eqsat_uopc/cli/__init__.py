@@ -14,9 +14,9 @@ A failure is a user's when its exception is a UserError (eqsat_uopc.errors) or a
 file; anything else is a bug, never dressed up as bad input.
 
 The command's parts: common.py (what every subcommand shares), one module per subcommand (run.py,
-optimize.py, explain.py, show.py, compare.py, calibrate.py, render_c.py, capture.py, synthesize.py,
-fuzz.py, fuzz_soundness.py), each with `add_parsers(sub)`; this module assembles the parser and runs
-a command.
+optimize.py, explain.py, show.py, compare.py, verify_rules.py, calibrate.py, render_c.py, capture.py,
+synthesize.py, fuzz.py, fuzz_soundness.py; rule_files.py is `--rules` with family files), each with
+`add_parsers(sub)`; this module assembles the parser and runs a command.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from eqsat_uopc.cli import (
     run,
     show,
     synthesize,
+    verify_rules,
 )
 from eqsat_uopc.cli.common import CliError, say
 from eqsat_uopc.cli_options import Parser, UsageError, usage_line
@@ -57,6 +58,7 @@ _SUBCOMMANDS = (
     explain,
     show,
     compare,
+    verify_rules,
     calibrate,
     render_c,
     capture,

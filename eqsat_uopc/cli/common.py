@@ -112,12 +112,12 @@ def saturation_options(p: argparse.ArgumentParser, extra_costs: Sequence[str] = 
     extra_costs are more choices of --cost that the command handles itself (optimize's "measured")."""
     import dataclasses
 
+    from eqsat_uopc.cli.rule_files import rule_file_options, rules_spec
     from eqsat_uopc.extract import COST_MODELS, EXTRACTORS
     from eqsat_uopc.rules import INT_SEMANTICS, RULE_SETS
     from eqsat_uopc.saturation import DEFAULT_CONFIG, FIELD_HELP
 
     choices = {
-        "rules": list(RULE_SETS),
         "int_semantics": list(INT_SEMANTICS),
         "cost": [*COST_MODELS, *extra_costs],
         "extractor": ["auto", *EXTRACTORS],
@@ -128,6 +128,8 @@ def saturation_options(p: argparse.ArgumentParser, extra_costs: Sequence[str] = 
         kw: dict[str, Any] = {"dest": f.name}
         if isinstance(default, bool):
             kw.update(type=yes_no, metavar="yes|no")
+        elif f.name == "rules":
+            kw.update(type=rules_spec, metavar="SPEC")  # names checked here, files when loaded
         elif f.name in choices:
             kw["choices"] = choices[f.name]
         elif f.name == "extract_time_limit":
@@ -137,12 +139,19 @@ def saturation_options(p: argparse.ArgumentParser, extra_costs: Sequence[str] = 
         else:
             kw.update(type=integer(minimum=1), metavar="N")
         help_text = FIELD_HELP[f.name].replace("(None: no limit)", "('none': no limit)")
+        if f.name == "rules":
+            help_text = help_text.replace("; or a RuleSet", f" (rule sets: {', '.join(RULE_SETS)})")
         option(p, *flags, default=default, help=help_text, shown="none" if default is None else None, **kw)
+    rule_file_options(p)
 
 
 def saturation_config(args: argparse.Namespace) -> SaturationConfig:
+    """The config of the saturation options; a --rules spec naming files is loaded here, the files
+    checked and proved (load_rule_files), so that every run of the command uses that one value."""
     import dataclasses
 
+    from eqsat_uopc.cli.rule_files import rules_of
     from eqsat_uopc.saturation import SaturationConfig
 
-    return SaturationConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(SaturationConfig)})
+    settings = {f.name: getattr(args, f.name) for f in dataclasses.fields(SaturationConfig)}
+    return SaturationConfig(**settings | {"rules": rules_of(args)})

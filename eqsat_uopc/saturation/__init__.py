@@ -16,7 +16,8 @@ Modules: config (the settings), terms (the term encoding and egglog declarations
 into egglog), serialize (egglog back into an EGraph; egglog's extractors), runner (saturate, the
 loop), hooks/ (the Python steps of a run, in the order of hooks.HOOKS: the greedy seed, the index
 algebra, the decided comparisons, the Python folding step), fold (the folding step's rules),
-piecewise/ (the piecewise-linear comparisons), seed_graph (the e-graph of a run decided before any
+piecewise/ (the piecewise-linear comparisons), rule_loading (rule sets named by a spec, family
+files checked against the engine's schema: load_rules), seed_graph (the e-graph of a run decided before any
 rule, built without egglog), scheduler (per-rule back-off and hold-back), relevance (the rules that
 can fire), engine (Engine handles and pools), result (Saturation, Lease), picture (pictures of
 e-graphs: DOT, egglog's visualizer JSON, Graphviz), explain/ (the chain of rewrites from a run's
@@ -33,13 +34,16 @@ from eqsat_uopc.saturation.hooks import HOOKS, Additions, Hook, RunSetup, Seeds,
 from eqsat_uopc.saturation.picture import View, draw, select_view, to_dot, to_visualizer_json
 from eqsat_uopc.saturation.report import SaturationReport, StopReason
 from eqsat_uopc.saturation.result import Saturation
+from eqsat_uopc.saturation.rule_loading import ENGINE_SCHEMA, TERM_TYPINGS, check_rule_set, load_rules
 from eqsat_uopc.saturation.runner import Runner, saturate
 from eqsat_uopc.saturation.serialize import EgglogExtractor
 
 __all__ = [
     "DEFAULT_CONFIG",
+    "ENGINE_SCHEMA",
     "FIELD_HELP",
     "HOOKS",
+    "TERM_TYPINGS",
     "Additions",
     "DrawError",
     "EgglogExtractor",
@@ -57,10 +61,12 @@ __all__ = [
     "StopReason",
     "StopRun",
     "View",
+    "check_rule_set",
     "clear_pool",
     "default_pool",
     "draw",
     "engine_stats",
+    "load_rules",
     "resolve_config",
     "saturate",
     "select_view",

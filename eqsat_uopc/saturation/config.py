@@ -19,13 +19,15 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from eqsat_uopc.rules import INT_SEMANTICS, RuleSet, resolve_rule_set
+from eqsat_uopc.rules import INT_SEMANTICS, RULE_SETS, RuleSet, resolve_rule_set
 from eqsat_uopc.saturation.errors import SaturationError
 
 __all__ = ["DEFAULT_CONFIG", "FIELD_HELP", "SaturationConfig", "resolve_config"]
 
 FIELD_HELP: dict[str, str] = {
-    "rules": "saturation rule set (a name in eqsat_uopc.rules.RULE_SETS, or a RuleSet)",
+    "rules": "saturation rule set: a name in eqsat_uopc.rules.RULE_SETS, a bundled family, a .egg family "
+    "file, or a composition of them joined by '+' (default+my_rules.egg; '++' is a '+' inside a file name); "
+    "or a RuleSet",
     "int_semantics": "'wrap' (int32 wraparound) or 'no_overflow' (no intermediate result overflows)",
     "node_budget": "e-nodes the e-graph may hold; an iteration that overshoots is rolled back",
     "iter_limit": "saturation iterations at most",
@@ -78,6 +80,12 @@ class SaturationConfig:
     validate: bool = True
 
     def __post_init__(self) -> None:
+        from eqsat_uopc.saturation.rule_loading import load_rules
+
+        if isinstance(self.rules, RuleSet) or (isinstance(self.rules, str) and self.rules not in RULE_SETS):
+            # a composition or a file is loaded once, here, into the value every run uses (a sweep's
+            # workers get the value, not the file); a RuleSet made in Python is checked like a file
+            object.__setattr__(self, "rules", load_rules(self.rules))
         resolve_rule_set(self.rules, SaturationError)
         if self.int_semantics not in INT_SEMANTICS:
             raise SaturationError(
@@ -110,11 +118,16 @@ class SaturationConfig:
         return dataclasses.replace(self, **changes) if changes else self
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings as JSON-able values (a rule set or cost model object by its name)."""
+        """The settings as JSON-able values (a rule set or cost model object by its name; a rule set
+        that is not the one registered under its name, such as one with a family file, by its name
+        and a digest of its rules, so that a file edited is a setting changed)."""
         out = {}
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
-            out[f.name] = v if v is None or isinstance(v, str | int | float | bool) else _name_of(v)
+            if isinstance(v, RuleSet) and not v.registered:
+                out[f.name] = f"{v.name} (sha256 {v.digest[:16]})"
+            else:
+                out[f.name] = v if v is None or isinstance(v, str | int | float | bool) else _name_of(v)
         return out
 
 

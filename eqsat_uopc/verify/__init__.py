@@ -5,6 +5,8 @@
     verify_rules(rules, instances=...) -> [RuleVerification]        the greedy rules (random instances)
     no_overflow_only(reports) -> [(rule name, wrap counterexample)]
     verify_saturation_rules(families=None) -> [EggRuleVerification]  every form of the rule values (symbolic)
+    rule_verdicts(family) -> (RuleVerdict, ...)    one verdict per rule of a family file (cached per user)
+    load_verified_rules(spec, allow_unsound=False) -> VerifiedRules   a rules spec loaded, its files proved
     verify_python_rules(families=None) -> [SchemaVerification]  every Python rule's schemas (int32)
     evaluate(program, params, ranges, int_semantics) -> Evaluation   (eqsat_uopc.semantics.evaluation)
     validate(source, result, int_semantics) -> Validation            translation validation (refinement)
@@ -15,7 +17,8 @@ concrete domain is eqsat_uopc.semantics.evaluation); proof, equivalence, rules, 
 (and egg_float) on top; validation (a result against its source, what optimize runs) on proof and
 equivalence. Rule soundness lives here, all of it: rule_sampling (the greedy rules on
 random instances, the chapter's exercise 6), rules (the greedy rules proved), saturation_rules,
-egg_text, egg_encode, egg_float (the .egg rules proved), schemas/ (the Python rules proved: the
+egg_text, egg_encode, egg_float (the .egg rules proved), family_verdicts (a family file's rules
+proved where it is loaded), schemas/ (the Python rules proved: the
 index algebra, the piecewise comparisons, the folding step), egraph_soundness (a saturated
 e-graph's classes agree on an input).
 """
@@ -23,6 +26,13 @@ e-graph's classes agree on an input).
 from eqsat_uopc.semantics.evaluation import Evaluation, evaluate
 from eqsat_uopc.verify.egraph_soundness import Disagreement, check_sound
 from eqsat_uopc.verify.equivalence import BACKENDS, Check, Verdict, check_equivalent
+from eqsat_uopc.verify.family_verdicts import (
+    RuleVerdict,
+    UnsoundRuleError,
+    VerifiedRules,
+    load_verified_rules,
+    rule_verdicts,
+)
 from eqsat_uopc.verify.proof import Proof, prove_equivalent
 from eqsat_uopc.verify.rule_sampling import RuleReport, check_rule, check_rules
 from eqsat_uopc.verify.rules import (
@@ -64,10 +74,13 @@ __all__ = [
     "Replacement",
     "RuleCounterexample",
     "RuleReport",
+    "RuleVerdict",
     "RuleVerification",
     "SchemaVerification",
+    "UnsoundRuleError",
     "Validation",
     "Verdict",
+    "VerifiedRules",
     "Z3Domain",
     "check_equivalent",
     "check_rule",
@@ -75,10 +88,12 @@ __all__ = [
     "check_sound",
     "egg_rules",
     "evaluate",
+    "load_verified_rules",
     "no_overflow_only",
     "not_validated",
     "parse_egg_rules",
     "prove_equivalent",
+    "rule_verdicts",
     "validate",
     "validate_candidates",
     "verify_egg_rule",

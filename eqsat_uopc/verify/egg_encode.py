@@ -213,8 +213,8 @@ class Encoder:
         typ = self.resolve(t[1])
         self._expect(expected, typ)
         if head in _BINARY:
-            if typ == "f32" and head in ("Div", "Mod"):
-                raise IllTyped  # FLOORDIV and FLOORMOD are i32-only
+            if typ != "i32" and head in ("Div", "Mod"):
+                raise IllTyped  # FLOORDIV and FLOORMOD are i32-only: no such term exists
             a = self.term(t[2], typ, lhs)
             b = self.term(t[3], typ, lhs)
             if typ == "f32":
