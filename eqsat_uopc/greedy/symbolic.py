@@ -320,16 +320,34 @@ def _fold_exact(x: UOp) -> UOp | None:
     return _fold(x)
 
 
-def _new_ops_fit(out: UOp | None, source: UOp) -> UOp | None:
-    """out, if every i32 ADD and MUL it builds (a node source does not have) fits int32 by bounds."""
+def _sums_fit(intervals: list[tuple[int, int]]) -> bool:
+    """Do the partial sums t1 + t2, (t1 + t2) + t3, ... of terms in these intervals fit int32?"""
+    lo, hi = intervals[0] if intervals else (0, 0)
+    for tlo, thi in intervals[1:]:
+        lo, hi = lo + tlo, hi + thi
+        if not (_fits(lo) and _fits(hi)):
+            return False
+    return True
+
+
+def _div_sum_refining(x: UOp, c: UOp, mod: bool) -> UOp | None:
+    """_div_sum where the sums it builds fit int32 wherever x does not overflow. The rest of the sum
+    is new (-p0 + -2**30 out of (r*4096 + -p0 + -2**30) // 4096): its partial sums must fit by the
+    bounds of its terms. A quotient a of a term a*c of x lies in [-(2**31 // c), (2**31 - 1) // c]
+    wherever x is defined; the partial sums of the quotients must fit by those bounds too. The last
+    sum, quotients + rest // c, is x // c itself: an int32."""
+    out = _div_sum(x, c, mod)
     if out is None:
         return None
-    old = set(source.toposort())
-    for u in out.toposort():
-        new = u not in old and u.op in (Ops.ADD, Ops.MUL) and u.dtype is dtypes.i32 and u.shape == ()
-        if new and not _no_wrap(u.op, *u.src):
-            return None
-    return out
+    terms = _split_terms(x)
+    rest = [bounds(t) for t in terms if _divides(t, c.arg) is None]
+    if not _sums_fit(rest):
+        return None
+    if mod:
+        return out
+    low, high = -(2**31 // c.arg), (2**31 - 1) // c.arg
+    quotients = [bounds(q) for t in terms if (q := _divides(t, c.arg)) is not None]
+    return out if _sums_fit([(max(lo, low), min(hi, high)) for lo, hi in quotients]) else None
 
 
 # Under no_overflow a rewrite must be a refinement: where the input computes no intermediate outside
@@ -354,8 +372,8 @@ _REFINING: dict[str, Callable[..., UOp | None]] = {
     "factor_consts": lambda x, c1, c2: x * (c1.arg + c2.arg) if _fits(c1.arg + c2.arg) else None,
     "factor_const_one": lambda x, c1: x * (c1.arg + 1) if _fits(c1.arg + 1) else None,
     # the rest of the sum is a new sum (-p0 + -2**30 out of (-2**30 + (r*4096 + -p0)) // 4096)
-    "div_sum": lambda x, c: _new_ops_fit(_div_sum(x, c, mod=False), x),
-    "mod_sum": lambda x, c: _new_ops_fit(_div_sum(x, c, mod=True), x),
+    "div_sum": lambda x, c: _div_sum_refining(x, c, mod=False),
+    "mod_sum": lambda x, c: _div_sum_refining(x, c, mod=True),
 }
 
 # the rules sound for every int32 input under wraparound: the chapter's "wrap" rules
