@@ -96,20 +96,36 @@ def _split_terms(u: UOp) -> list[UOp]:
     return out
 
 
-def _div_sum(x: UOp, c: UOp, mod: bool) -> UOp | None:
-    """(a*c + b) // c -> a + b//c  and  (a*c + b) % c -> b % c, for c > 0 (if a*c + b does not wrap)."""
+def _div_sum(x: UOp, c: UOp, mod: bool, refining: bool = False) -> UOp | None:
+    """(a*c + b) // c -> a + b//c  and  (a*c + b) % c -> b % c, for c > 0 (if a*c + b does not wrap).
+
+    refining (the no_overflow set): only where the sums it builds fit int32 wherever x does not
+    overflow. The rest of the sum is new (-p0 + -2**30 out of (r*4096 + -p0 + -2**30) // 4096): its
+    partial sums must fit by the bounds of its terms. A quotient a of a term a*c of x lies in
+    [-(2**31 // c), (2**31 - 1) // c] wherever x is defined; the partial sums of the quotients must
+    fit by those bounds too. The last sum, quotients + rest // c, is x // c itself: an int32."""
     if c.arg <= 0:
         return None
     quot: list[UOp] = []
     rest: list[UOp] = []
     for t in _split_terms(x):
-        (quot if _divides(t, c.arg) is not None else rest).append(t)
+        q = _divides(t, c.arg)
+        if q is None:
+            rest.append(t)
+        else:
+            quot.append(q)
     if not quot:
+        return None
+    if refining and not _sums_fit([bounds(t) for t in rest]):
         return None
     r = sum(rest[1:], rest[0]) if rest else x.const_like(0)
     if mod:
         return r % c
-    return sum((_divides(t, c.arg) for t in quot[1:]), _divides(quot[0], c.arg)) + r // c
+    if refining:
+        low, high = -(2**31 // c.arg), (2**31 - 1) // c.arg
+        if not _sums_fit([(max(lo, low), min(hi, high)) for lo, hi in map(bounds, quot)]):
+            return None
+    return sum(quot[1:], quot[0]) + r // c
 
 
 def _const_bounds(x: UOp) -> UOp | None:
@@ -330,26 +346,6 @@ def _sums_fit(intervals: list[tuple[int, int]]) -> bool:
     return True
 
 
-def _div_sum_refining(x: UOp, c: UOp, mod: bool) -> UOp | None:
-    """_div_sum where the sums it builds fit int32 wherever x does not overflow. The rest of the sum
-    is new (-p0 + -2**30 out of (r*4096 + -p0 + -2**30) // 4096): its partial sums must fit by the
-    bounds of its terms. A quotient a of a term a*c of x lies in [-(2**31 // c), (2**31 - 1) // c]
-    wherever x is defined; the partial sums of the quotients must fit by those bounds too. The last
-    sum, quotients + rest // c, is x // c itself: an int32."""
-    out = _div_sum(x, c, mod)
-    if out is None:
-        return None
-    terms = _split_terms(x)
-    rest = [bounds(t) for t in terms if _divides(t, c.arg) is None]
-    if not _sums_fit(rest):
-        return None
-    if mod:
-        return out
-    low, high = -(2**31 // c.arg), (2**31 - 1) // c.arg
-    quotients = [bounds(q) for t in terms if (q := _divides(t, c.arg)) is not None]
-    return out if _sums_fit([(max(lo, low), min(hi, high)) for lo, hi in quotients]) else None
-
-
 # Under no_overflow a rewrite must be a refinement: where the input computes no intermediate outside
 # int32, the result computes none either. The chapter's rules wrap the constants they compute
 # (`(x + c1) + c2 -> x + (c1 + c2)` with c1 + c2 = 2**31 gives x + -2**31, which overflows at x = -1
@@ -372,8 +368,8 @@ _REFINING: dict[str, Callable[..., UOp | None]] = {
     "factor_consts": lambda x, c1, c2: x * (c1.arg + c2.arg) if _fits(c1.arg + c2.arg) else None,
     "factor_const_one": lambda x, c1: x * (c1.arg + 1) if _fits(c1.arg + 1) else None,
     # the rest of the sum is a new sum (-p0 + -2**30 out of (-2**30 + (r*4096 + -p0)) // 4096)
-    "div_sum": lambda x, c: _div_sum_refining(x, c, mod=False),
-    "mod_sum": lambda x, c: _div_sum_refining(x, c, mod=True),
+    "div_sum": lambda x, c: _div_sum(x, c, mod=False, refining=True),
+    "mod_sum": lambda x, c: _div_sum(x, c, mod=True, refining=True),
 }
 
 # the rules sound for every int32 input under wraparound: the chapter's "wrap" rules
