@@ -17,11 +17,25 @@ A Python program that imports the library keeps the malloc it was started with; 
 
 `EQSAT_UOPC_MALLOC` chooses: `auto` (the default: jemalloc if found), `jemalloc` (required: an error
 if it is missing) or `system` (never preload anything).
+
+z3 makes about 16 MiB of tables for every context it creates, and a proof or a validation runs in
+a context of its own (verify/z3_encode.py, `own_z3_context`). Both allocators hand those pages back
+to the system when the context is freed, and the next context faults them in again: 8 ms a context
+instead of 0.5-0.9 ms (measured in a process that imported the package), most of a validation's
+time on the Caviar expressions. So the tool keeps them: on glibc's malloc, the first z3 context
+sets what glibc's own adaptive thresholds reach after a while (`pad_system_heap`): blocks up to 32
+MiB come from the heap, not from their own mappings (M_MMAP_THRESHOLD), and the heap's top is given
+back only beyond 64 MiB (M_TRIM_THRESHOLD);
+the jemalloc the tool preloads runs with `MALLOC_CONF=dirty_decay_ms:-1` (freed pages are reused,
+never returned while the process runs; a process's memory stays at its peak, which it reached
+anyway), unless MALLOC_CONF is set already.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
 import glob
 import os
 import sys
@@ -36,6 +50,7 @@ __all__ = [
     "jemalloc_path",
     "malloc_choice",
     "malloc_in_use",
+    "pad_system_heap",
     "preload_env",
     "reexec_with_jemalloc",
 ]
@@ -43,6 +58,9 @@ __all__ = [
 MALLOC_ENV = "EQSAT_UOPC_MALLOC"
 _CHOICES = ("auto", "jemalloc", "system")
 _REEXECUTED = "EQSAT_UOPC_REEXECUTED"  # set in the re-executed command: it never executes itself again
+JEMALLOC_CONF = "dirty_decay_ms:-1"  # jemalloc's settings in the processes the tool starts (above)
+# glibc's mallopt settings once a z3 context is made (above): (<malloc.h>'s parameter, bytes)
+HEAP_SETTINGS = {"M_MMAP_THRESHOLD": (-3, 32 << 20), "M_TRIM_THRESHOLD": (-1, 64 << 20)}
 
 # where Debian, Ubuntu, Fedora and a source build install it
 JEMALLOC_GLOBS = (
@@ -107,7 +125,19 @@ def preload_env(
     preloads = [p for p in env.get("LD_PRELOAD", "").split() if p]
     if path not in preloads:
         env["LD_PRELOAD"] = " ".join([path, *preloads])
+    env.setdefault("MALLOC_CONF", JEMALLOC_CONF)
     return env
+
+
+@functools.cache  # once per process: the setting is the process's, and stays
+def pad_system_heap() -> bool:
+    """On glibc's malloc, make HEAP_SETTINGS, so that z3's contexts reuse their pages (see the
+    module docstring). True when the settings were made; False under another malloc (jemalloc has
+    its own, JEMALLOC_CONF) or without glibc's mallopt."""
+    if malloc_in_use() != "system":
+        return False
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
+    return mallopt is not None and all(mallopt(*setting) == 1 for setting in HEAP_SETTINGS.values())
 
 
 def reexec_with_jemalloc(module: str, argv: list[str]) -> None:
@@ -135,12 +165,13 @@ def children_on_jemalloc() -> Iterator[None]:
     if env is None:
         yield
         return
-    before = os.environ.get("LD_PRELOAD")
-    os.environ["LD_PRELOAD"] = env["LD_PRELOAD"]
+    before = {name: os.environ.get(name) for name in ("LD_PRELOAD", "MALLOC_CONF")}
+    os.environ.update({name: env[name] for name in before})
     try:
         yield
     finally:
-        if before is None:
-            del os.environ["LD_PRELOAD"]
-        else:
-            os.environ["LD_PRELOAD"] = before
+        for name, value in before.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value

@@ -9,6 +9,7 @@ import pytest
 
 from eqsat_uopc import allocator
 from eqsat_uopc.allocator import (
+    JEMALLOC_CONF,
     MALLOC_ENV,
     MallocError,
     children_on_jemalloc,
@@ -37,10 +38,16 @@ def test_jemalloc_path_takes_the_first_pattern_that_matches(fake_lib):
 
 def test_preload_env_adds_jemalloc_in_front_and_keeps_other_preloads(fake_lib):
     env = preload_env({"LD_PRELOAD": "/x/libother.so", "HOME": "/h"}, fake_lib)
-    assert env == {"LD_PRELOAD": f"{fake_lib[1]} /x/libother.so", "HOME": "/h"}
+    assert env == {"LD_PRELOAD": f"{fake_lib[1]} /x/libother.so", "HOME": "/h", "MALLOC_CONF": JEMALLOC_CONF}
     assert preload_env(env, fake_lib) == env  # already preloaded: not twice
     required = {MALLOC_ENV: "jemalloc"}
-    assert preload_env(required, fake_lib) == {**required, "LD_PRELOAD": fake_lib[1]}
+    assert preload_env(required, fake_lib) == {
+        **required,
+        "LD_PRELOAD": fake_lib[1],
+        "MALLOC_CONF": "dirty_decay_ms:-1",
+    }
+    own = {"MALLOC_CONF": "narenas:2"}  # the user's own settings stay
+    assert preload_env(own, fake_lib) == {**own, "LD_PRELOAD": fake_lib[1]}
 
 
 def test_preload_env_system_or_no_jemalloc_preloads_nothing(fake_lib):
@@ -74,9 +81,12 @@ def test_children_on_jemalloc_sets_and_restores_ld_preload(fake_lib, monkeypatch
     monkeypatch.setattr(allocator, "JEMALLOC_GLOBS", fake_lib)
     monkeypatch.setenv("LD_PRELOAD", "/x/libother.so")
     monkeypatch.delenv(MALLOC_ENV, raising=False)
+    monkeypatch.delenv("MALLOC_CONF", raising=False)
     with children_on_jemalloc():
         assert os.environ["LD_PRELOAD"] == f"{fake_lib[1]} /x/libother.so"
+        assert os.environ["MALLOC_CONF"] == JEMALLOC_CONF
     assert os.environ["LD_PRELOAD"] == "/x/libother.so"
+    assert "MALLOC_CONF" not in os.environ
     monkeypatch.delenv("LD_PRELOAD")
     with children_on_jemalloc():
         assert os.environ["LD_PRELOAD"] == fake_lib[1]
@@ -84,6 +94,27 @@ def test_children_on_jemalloc_sets_and_restores_ld_preload(fake_lib, monkeypatch
     monkeypatch.setenv(MALLOC_ENV, "system")
     with children_on_jemalloc():
         assert "LD_PRELOAD" not in os.environ
+
+
+def test_pad_system_heap_sets_glibcs_thresholds_once_and_only_on_glibcs_malloc(monkeypatch):
+    calls = []
+
+    class Libc:
+        def mallopt(self, param, value):
+            calls.append((param, value))
+            return 1
+
+    monkeypatch.setattr(allocator.ctypes, "CDLL", lambda name: Libc())
+    for malloc, expected, made in (
+        ("jemalloc", [], False),
+        ("system", [(-3, 32 << 20), (-1, 64 << 20)], True),
+    ):
+        allocator.pad_system_heap.cache_clear()
+        monkeypatch.setattr(allocator, "malloc_in_use", lambda malloc=malloc: malloc)
+        assert allocator.pad_system_heap() is made
+        assert allocator.pad_system_heap() is made  # cached: asked once
+        assert calls == expected
+    allocator.pad_system_heap.cache_clear()
 
 
 def test_the_command_rejects_a_bad_choice(monkeypatch, capsys):

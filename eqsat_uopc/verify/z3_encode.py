@@ -44,6 +44,7 @@ from typing import Any
 import z3
 import z3.z3 as z3_api
 
+from eqsat_uopc.allocator import pad_system_heap
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, DType, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
@@ -69,8 +70,10 @@ def own_z3_context() -> Iterator[None]:
     work in the process: intervals/mul did after 1 of 60 different histories, and the suite's
     verification of the rule files failed once on a fresh machine. In a context of its own a proof
     meets the same context every time, so its verdict depends on nothing that ran before. z3's
-    Python API makes its default context on demand when `z3.z3._main_ctx` is None.
+    Python API makes its default context on demand when `z3.z3._main_ctx` is None. The first one
+    pads glibc's heap (allocator.py: a fresh context otherwise costs 8 ms of page faults, not 0.8).
     """
+    pad_system_heap()
     saved = z3_api._main_ctx
     z3_api._main_ctx = None
     try:
