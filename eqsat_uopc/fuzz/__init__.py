@@ -1,7 +1,8 @@
 """Fuzzing: what the fuzzers share, and the soundness fuzzer (`eqsat-uopc fuzz-soundness`).
 
 Shared by the differential fuzzer against tinygrad (eqsat_uopc.tinygrad.fuzz) and the soundness
-fuzzer: the IR's spellings of the ops it lacks (spelling.py), delta debugging on expression DAGs
+fuzzer: an rng's choices and drawing case `index` of a seed (generation.py), the IR's spellings of
+the ops it lacks (spelling.py), delta debugging on expression DAGs
 (shrink.py), and running cases in worker processes with a progress bar (workers.py).
 """
 

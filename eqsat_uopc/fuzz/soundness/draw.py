@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from eqsat_uopc.fuzz import spelling as sp
+from eqsat_uopc.fuzz.generation import Choices
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes, truncate
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
@@ -84,26 +84,16 @@ def wrap(v: int) -> int:
     return truncate(dtypes.i32, v)
 
 
-class EdgeDraw:
+class EdgeDraw(Choices):
     """The random choices of one expression: inputs, constants, divisors, spellings."""
 
     def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-        self.inputs: list[UOp] = []  # i32 inputs: PARAMs and RANGEs, in the order drawn
+        super().__init__(rng)  # self.inputs: the i32 inputs, PARAMs and RANGEs, in the order drawn
         self.bools: list[UOp] = []
         self._slots = 0
         self._ranges = 0
 
     # -- numbers
-    def int(self, lo: int, hi: int) -> int:
-        return self.rng.randint(lo, hi)
-
-    def chance(self, p: float) -> bool:
-        return self.rng.random() < p
-
-    def pick(self, options: Sequence[Any]) -> Any:
-        return self.rng.choice(list(options))
-
     def small(self, lo: int = -9, hi: int = 9) -> int:
         return self.rng.randint(lo, hi)
 
@@ -220,9 +210,6 @@ class EdgeDraw:
             return sp.neg(self.rng, x if c == -1 else x * -c)
         return x * c if self.chance(0.75) else x.const_like(c) * x
 
-    def add(self, a: UOp, b: UOp) -> UOp:
-        return a + b if self.chance(0.5) else b + a
-
     def plus_const(self, x: UOp, k: int) -> UOp:
         k = wrap(k)
         if k == 0:
@@ -236,15 +223,6 @@ class EdgeDraw:
 
     def neg(self, x: UOp) -> UOp:
         return sp.neg(self.rng, x)
-
-    def total(self, terms: Sequence[UOp]) -> UOp:
-        """The sum of terms, in a random order and association."""
-        terms = list(terms)
-        self.rng.shuffle(terms)
-        out = terms[0]
-        for t in terms[1:]:
-            out = self.add(out, t) if self.chance(0.8) else self.add(t, out)
-        return out
 
     def linear(
         self,

@@ -3,17 +3,17 @@ seeded by (seed, index, template).
 
 `generate(seed, index, templates)` is deterministic: a case is reproduced from those three alone,
 whatever ran before it and whatever template filter was used. An expression is drawn again (up to
-`_ATTEMPTS` times) when it is a lone leaf, larger than `MAX_SIZE` nodes, or undefined on every one of
+50 times) when it is a lone leaf, larger than `MAX_SIZE` nodes, or undefined on every one of
 a few edge inputs under "wrap" (a check of a program defined nowhere would prove nothing: any
 result refines it).
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from eqsat_uopc.fuzz import generation
 from eqsat_uopc.fuzz.soundness import templates as _templates  # noqa: F401  (registers the templates)
 from eqsat_uopc.fuzz.soundness.draw import EdgeDraw
 from eqsat_uopc.fuzz.soundness.inputs import edge_inputs
@@ -25,22 +25,12 @@ from eqsat_uopc.semantics.evaluation import evaluate
 __all__ = ["MAX_SIZE", "FuzzCase", "families", "generate", "template_names"]
 
 MAX_SIZE = 48  # DAG nodes of a generated expression at most
-_ATTEMPTS = 50
 _PROBES = 12  # edge inputs an expression must be defined on one of
 
 
 @dataclass(frozen=True)
-class FuzzCase:
+class FuzzCase(generation.FuzzCase):
     """One generated expression: what made it (seed, index, template) and the program itself."""
-
-    seed: int
-    index: int
-    template: str
-    program: UOp
-
-    @property
-    def key(self) -> str:
-        return f"{self.seed}:{self.index}"
 
     @property
     def family(self) -> str:
@@ -70,23 +60,13 @@ def _acceptable(program: UOp, key: str) -> bool:
 
 def generate(seed: int, index: int, templates: Sequence[str] | None = None) -> FuzzCase:
     """Expression `index` of `seed`: template `templates[index % len(templates)]` (default: every
-    template, in TEMPLATES order), drawn from an rng seeded by (seed, index, template)."""
-    names = tuple(templates) if templates is not None else template_names()
-    if not names:
-        raise ValueError("generate: no templates to draw from")
-    unknown = [n for n in names if n not in TEMPLATES]
-    if unknown:
-        raise ValueError(f"unknown template {unknown[0]!r} (expected one of {', '.join(TEMPLATES)})")
-    name = names[index % len(names)]
-    build = TEMPLATES[name].build
-    for attempt in range(_ATTEMPTS):
-        rng = random.Random(f"fuzz-soundness:{seed}:{index}:{name}:{attempt}")
-        try:
-            program = build(EdgeDraw(rng))
-        except UOpError:  # a draw the IR refuses to type (never a constant outside int32: draws wrap)
-            continue
-        if _acceptable(program, f"{seed}:{index}"):
-            return FuzzCase(seed, index, name, program)
-    raise RuntimeError(  # pragma: no cover  (every template draws acceptable ones; a test runs them all)
-        f"template {name!r} drew no acceptable expression in {_ATTEMPTS} attempts"
+    template, in TEMPLATES order), drawn from an rng seeded by (seed, index, template); a draw the
+    IR refuses to type is drawn again (never a constant outside int32: draws wrap)."""
+    builders = {name: t.build for name, t in TEMPLATES.items()}
+
+    def acceptable(program: UOp) -> bool:
+        return _acceptable(program, f"{seed}:{index}")
+
+    return generation.draw_case(
+        "fuzz-soundness", seed, index, templates, builders, EdgeDraw, acceptable, FuzzCase, (UOpError,)
     )

@@ -20,11 +20,11 @@ expressions are defined on every input inside their bounds (except where an i32 
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from eqsat_uopc.fuzz import spelling as sp
+from eqsat_uopc.fuzz.generation import Choices, FuzzCase, draw_case
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
@@ -53,39 +53,10 @@ BOUND_KINDS = {
     "unbounded": 5,  # the whole int32 range
 }
 _MAX_SIZE = 40  # DAG nodes: a generated expression larger than this is drawn again
-_ATTEMPTS = 50
 
 
-@dataclass(frozen=True)
-class FuzzCase:
-    """One generated expression: what made it (seed, index, template) and the program itself."""
-
-    seed: int
-    index: int
-    template: str
-    program: UOp
-
-    @property
-    def key(self) -> str:
-        return f"{self.seed}:{self.index}"
-
-
-class Draw:
+class Draw(Choices):
     """The random choices of one expression: its inputs and their bounds, constants, spellings."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-        self.inputs: list[UOp] = []
-
-    # -- numbers
-    def int(self, lo: int, hi: int) -> int:
-        return self.rng.randint(lo, hi)
-
-    def chance(self, p: float) -> bool:
-        return self.rng.random() < p
-
-    def pick(self, options: Sequence) -> object:
-        return self.rng.choice(list(options))
 
     def divisor(self, negative: float = 0.15, largest: int = 16) -> int:
         """A constant divisor: small, often a power of two, sometimes negative; never 0 or +-1."""
@@ -157,24 +128,12 @@ class Draw:
             return sp.neg(self.rng, x if c == -1 else x * -c)
         return x * c if self.chance(0.75) else x.const_like(c) * x
 
-    def add(self, a: UOp, b: UOp) -> UOp:
-        return a + b if self.chance(0.5) else b + a
-
     def plus_const(self, x: UOp, k: int) -> UOp:
         if k == 0:
             return x
         if k < 0 and self.chance(0.3):
             return sp.sub(self.rng, x, x.const_like(-k))
         return x + k if self.chance(0.8) else x.const_like(k) + x
-
-    def total(self, terms: Sequence[UOp]) -> UOp:
-        """The sum of terms, in a random order and association."""
-        terms = list(terms)
-        self.rng.shuffle(terms)
-        out = terms[0]
-        for t in terms[1:]:
-            out = self.add(out, t) if self.chance(0.8) else self.add(t, out)
-        return out
 
     def linear(
         self,
@@ -800,19 +759,5 @@ def _acceptable(program: UOp) -> bool:
 def generate(seed: int, index: int, templates: Sequence[str] | None = None) -> FuzzCase:
     """Expression `index` of `seed`: template `templates[index % len(templates)]` (default: all of
     them, in TEMPLATES order), drawn from an rng seeded by (seed, index, template)."""
-    names = tuple(templates) if templates is not None else template_names()
-    if not names:
-        raise ValueError("generate: no templates to draw from")
-    unknown = [n for n in names if n not in TEMPLATES]
-    if unknown:
-        raise ValueError(f"unknown template {unknown[0]!r} (expected one of {', '.join(TEMPLATES)})")
-    name = names[index % len(names)]
-    build = TEMPLATES[name].build
-    for attempt in range(_ATTEMPTS):
-        rng = random.Random(f"fuzz-tinygrad:{seed}:{index}:{name}:{attempt}")
-        program = build(Draw(rng))
-        if _acceptable(program):
-            return FuzzCase(seed, index, name, program)
-    raise RuntimeError(  # pragma: no cover  (every template draws acceptable ones; a test runs 500)
-        f"template {name!r} drew no acceptable expression in {_ATTEMPTS} attempts"
-    )
+    builders = {name: t.build for name, t in TEMPLATES.items()}
+    return draw_case("fuzz-tinygrad", seed, index, templates, builders, Draw, _acceptable, FuzzCase)
