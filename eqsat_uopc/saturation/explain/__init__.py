@@ -12,6 +12,7 @@ from eqsat_uopc.saturation.explain.chain import (
     apply_step,
     infix,
     replay,
+    reversed_steps,
     subterm_at,
 )
 from eqsat_uopc.saturation.explain.search import ChainSearch
@@ -25,5 +26,6 @@ __all__ = [
     "apply_step",
     "infix",
     "replay",
+    "reversed_steps",
     "subterm_at",
 ]

@@ -38,6 +38,7 @@ Every step is still checked, named or not (eqsat_uopc.verify.explanation).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from egglog import bindings
@@ -49,10 +50,11 @@ from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.linear.rules import ALGEBRA, ALGEBRA_NO_OVERFLOW
 from eqsat_uopc.rules.python_rules import ALGEBRA_RULES, PIECEWISE_COMPARE
 from eqsat_uopc.saturation.engine import Engine, engine_program
-from eqsat_uopc.saturation.explain.chain import UNEXPLAINED, RewriteChain, RewriteStep
+from eqsat_uopc.saturation.explain.chain import UNEXPLAINED, RewriteChain, RewriteStep, reversed_steps
 from eqsat_uopc.saturation.lower import Lowerer
 from eqsat_uopc.saturation.piecewise import decided_comparisons
 from eqsat_uopc.saturation.piecewise.compare import is_comparison
+from eqsat_uopc.saturation.serialize import Snapshot
 
 __all__ = ["MAX_PYTHON_STEPS", "MAX_STEPS", "ChainSearch"]
 
@@ -60,6 +62,10 @@ MAX_STEPS = 400  # steps of one chain at most: a longer one ends in one unexplai
 MAX_PYTHON_STEPS = 200  # firings of the Python rules in one attribution at most
 DETOURS = 3  # Python fixed points through a third term of the e-class, per pair at most
 THROUGH_CANDIDATES = 12  # members of an e-class tried as the middle of a step, at most
+ITERATION_CANDIDATES = 8  # terms of one egglog iteration tried as the middle of a step, a side
+ITERATION_MOVES = 24  # such moves in one chain at most (each runs an egglog iteration and its tries)
+ITERATION_DEPTH = 3  # depth of the new terms an iteration wrote that a candidate is built over
+ITERATION_MAX_SIZE = 400  # terms larger than this (nodes) are not iterated on
 ANALYSIS_ITERATIONS = 8  # iterations of the analyses before a rule is tried, at most
 _MAY_UNION = re.compile(r"\((union|rewrite|birewrite|subsume|delete)\b")
 
@@ -81,20 +87,30 @@ class ChainSearch:
         matched: frozenset[str] | None,
         constants: dict[Any, UOp] | None = None,
         egraph: Any = None,
+        hooks: frozenset[str] | None = None,
     ):
         self.class_of = class_of
         self.constants = constants or {}
         self.egraph = egraph
         self.rule_set, self.int_semantics = rule_set, int_semantics
-        self.matched = matched
+        # a birewrite's matches are counted per direction (`comm_assoc/add-assoc=>`), its unit by its name
+        self.matched = None if matched is None else frozenset(_rule_name(n) for n in matched)
+        # the Python rules of the hooks that ran: the seed's symbolic rules, the algebra's folds the rule
+        # set declares (a run without them never made their rewrites)
+        declared = {r.name for r in rule_set.rules(int_semantics)}
         algebra = ALGEBRA_NO_OVERFLOW if int_semantics == "no_overflow" else ALGEBRA
-        self.symbolic = sound_symbolic(int_semantics)
-        self.python = PatternMatcher(list(self.symbolic.rules) + list(algebra.rules))
+        folds = [r for r in algebra.rules if ALGEBRA_NAMES.get(r.name) in declared]
+        symbolic = list(sound_symbolic(int_semantics).rules)
+        self.python = PatternMatcher(
+            (symbolic if hooks is None or "greedy-seed" in hooks else [])
+            + (folds if hooks is None or "index-algebra" in hooks else [])
+        )
         self._algebra = frozenset(r.name for r in algebra.rules)
-        self._piecewise = PIECEWISE_COMPARE.name in {r.name for r in rule_set.rules(int_semantics)}
+        self._piecewise = PIECEWISE_COMPARE.name in declared
         self._engine: Engine | None = None
         self._units: list[tuple[str, str]] | None = None
         self._analyses: tuple[str, ...] = ()
+        self._iteration_moves = 0
 
     def close(self) -> None:
         """Free the egglog engine the search made (if it made one)."""
@@ -106,6 +122,7 @@ class ChainSearch:
     def chain(self, start: UOp, result: UOp) -> RewriteChain:
         """The steps from start to result (both in the run's e-graph, in one e-class)."""
         steps: list[RewriteStep] = []
+        self._iteration_moves = 0
         self._pair(start, result, (), steps, DETOURS)
         if len(steps) > MAX_STEPS:
             steps = [RewriteStep(UNEXPLAINED, "e-graph", start, result)]
@@ -145,6 +162,8 @@ class ChainSearch:
             steps.append(RewriteStep(unit, "egglog", a, b, path))
             return
         fixed, fired = self._python_fixed_point(a)
+        if self._meet(a, b, fired, path, steps):
+            return
         detour = detours > 0 and self._may_be_same_class(fixed, b) if fixed is not None else False
         if fixed is not None and fired and (fixed is b or detour):
             steps.extend(self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired)
@@ -163,12 +182,51 @@ class ChainSearch:
         if detours > 0 and self._through_class(a, b, path, steps, detours):
             return
         folded = self._constant_sources(a)
+        through_constants: list[RewriteStep] = []
         if folded is not a:  # sources whose e-class holds a constant: those first, then the rest
             for i, (s, t) in enumerate(zip(a.src, folded.src, strict=True)):
-                self._pair(s, t, (*path, i), steps, detours)
-            self._pair(folded, b, path, steps, detours)
+                self._pair(s, t, (*path, i), through_constants, detours)
+            self._pair(folded, b, path, through_constants, detours)
+            if all(r.explained for r in through_constants):
+                steps.extend(through_constants)
+                return
+        if detours > 0 and self._through_iteration(a, b, path, steps, detours):
+            return
+        if through_constants:
+            steps.extend(through_constants)
             return
         steps.append(RewriteStep(UNEXPLAINED, "e-graph", a, b, path, note=self._together(a, b)))
+
+    def _meet(
+        self,
+        a: UOp,
+        b: UOp,
+        fired: list[tuple[str, UOp, UOp]],
+        path: tuple[int, ...],
+        steps: list[RewriteStep],
+    ) -> bool:
+        """The Python rules' rewrites from a (`fired`, to its fixed point) and from b meet at a term t:
+        the steps a -> t, then b -> t read backwards (an index-algebra fold the seed's spelling showed,
+        undone towards the result's spelling). False if they do not meet."""
+        _, fired_b = self._python_fixed_point(b)
+        if not fired_b:
+            return False
+        on_b = {b: 0}
+        term = b
+        for k, (_, n, m) in enumerate(fired_b, 1):
+            term = term.substitute({n: m})
+            on_b.setdefault(term, k)
+        term, taken = a, 0
+        while term not in on_b:
+            if taken == len(fired):
+                return False
+            term = term.substitute({fired[taken][1]: fired[taken][2]})
+            taken += 1
+        forward = [self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired[:taken]]
+        back = [self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired_b[: on_b[term]]]
+        steps.extend(forward)
+        steps.extend(reversed_steps_at(b, back, path))
+        return True
 
     def _through_class(
         self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
@@ -207,6 +265,107 @@ class ChainSearch:
                 steps.extend(rest)
                 return True
         return False
+
+    def _through_iteration(
+        self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
+    ) -> bool:
+        """Two steps or more through a term m that one iteration of the egglog rules puts in a's e-class
+        on an e-graph of a alone (the rewrites of a at its root, whatever the run's e-graph kept of
+        them): one named rule from a to m, then a wholly named chain from m to b. Failing that, the
+        same from b's side: a wholly named chain from a to a term m of b's class, then m -> b by one
+        rule, read backwards. Candidates whose sources are in the e-classes of b's (a, for the
+        other side) come first: the rest is then congruence. At most ITERATION_CANDIDATES a side,
+        ITERATION_MOVES such moves a chain."""
+        for backwards in (False, True):
+            start, goal = (b, a) if backwards else (a, b)
+            if self._iteration_moves >= ITERATION_MOVES:
+                return False
+            self._iteration_moves += 1
+            found = self._iteration_terms(start)
+            found.sort(key=lambda m: (not self._congruent(m, goal), m.size))
+            for m in found[:ITERATION_CANDIDATES]:
+                rest: list[RewriteStep] = []
+                if backwards:
+                    self._pair(a, m, path, rest, detours - 1)
+                else:
+                    self._pair(m, b, path, rest, detours - 1)
+                if not all(r.explained for r in rest) or len(steps) + len(rest) >= MAX_STEPS:
+                    continue
+                one = self._one_rule(start, m, path)
+                if one is None:
+                    continue
+                if backwards:
+                    steps.extend(rest)
+                    steps.append(replace(one, before=m, after=start, backwards=True))
+                else:
+                    steps.append(one)
+                    steps.extend(rest)
+                return True
+        return False
+
+    def _congruent(self, m: UOp, b: UOp) -> bool:
+        """Same operator, argument and type as b, and sources pairwise in one e-class of the run."""
+        return (
+            m.op is b.op
+            and m.arg == b.arg
+            and m.dtype is b.dtype
+            and len(m.src) == len(b.src)
+            and all(self._same_class(s, t) for s, t in zip(m.src, b.src, strict=True))
+        )
+
+    def _iteration_terms(self, a: UOp) -> list[UOp]:
+        """The terms other than a of a's e-class after one iteration of the matched egglog rules on an
+        e-graph of a alone (after the analyses): one per e-node of the class, over a's subterms and
+        the terms the iteration wrote (to depth ITERATION_DEPTH)."""
+        if a.shape or not self._may_iterate(a):
+            return []
+        engine = self._engine_for()
+        if not self._units:
+            return []
+        egraph = engine.begin()
+        try:
+            lowerer = Lowerer(egraph)
+            lowerer.lower(a)
+            lowerer.flush()
+            egraph.parse_and_run_program("(run bookkeeping 1)")
+            self._analyse(engine, egraph)
+            egraph.parse_and_run_program(f"(run {engine.combined(tuple(r for r, _ in self._units))} 1)")
+            egraph.parse_and_run_program("(run bookkeeping 1)")
+            snapshot = Snapshot(egraph)
+            ids = snapshot.class_ids()
+            graph = snapshot.to_egraph(lowerer.args, (), None)
+        finally:
+            engine.release()
+        known: dict[Any, UOp] = {}
+        for u, name in lowerer.ids.items():
+            value = snapshot.by_name.get(name)
+            if value is not None:
+                known.setdefault(ids[value], u)
+        root = ids[snapshot.by_name[lowerer.ids[a]]]
+        memo: dict[Any, UOp | None] = {}
+
+        def term(cls: Any, depth: int) -> UOp | None:
+            if cls in known:
+                return known[cls]
+            if depth == 0 or cls in memo:
+                return memo.get(cls)
+            memo[cls] = None  # a cycle back to this class gives nothing
+            for node in graph.classes[cls].nodes:
+                t = _term_of(node, graph.classes[cls], [term(c, depth - 1) for c in node.children])
+                if t is not None:
+                    memo[cls] = t
+                    break
+            return memo[cls]
+
+        out: dict[UOp, None] = {}
+        for node in graph.classes[root].nodes:
+            m = _term_of(node, graph.classes[root], [term(c, ITERATION_DEPTH) for c in node.children])
+            if m is not None and m is not a and m.dtype is a.dtype:
+                out[m] = None
+        return list(out)
+
+    def _may_iterate(self, a: UOp) -> bool:
+        return a.size <= ITERATION_MAX_SIZE
 
     def _one_rule(self, a: UOp, b: UOp, path: tuple[int, ...]) -> RewriteStep | None:
         """The step a -> b by one named rule (a Python rule at a's root, one egglog rule), or None."""
@@ -375,6 +534,31 @@ class ChainSearch:
                 if u[0] not in analyses and (self.matched is None or u[1] in self.matched)
             ]
         return self._engine
+
+
+def reversed_steps_at(start: UOp, steps: list[RewriteStep], path: tuple[int, ...]) -> list[RewriteStep]:
+    """reversed_steps of steps found on start, the subterm at `path` (the steps' paths are from the root)."""
+    local = [replace(s, path=s.path[len(path) :]) for s in steps]
+    return [replace(s, path=(*path, *s.path)) for s in reversed_steps(start, local)]
+
+
+def _term_of(node: Any, cls: Any, kids: list[UOp | None]) -> UOp | None:
+    """The term of an e-node of class cls over the terms kids (None if one is missing, or if the
+    e-node makes no term of the class's type over them)."""
+    if any(k is None for k in kids):
+        return None
+    if node.op is Ops.CONST:
+        return UOp.const(node.arg, cls.dtype) if not cls.shape else None
+    try:
+        term = UOp(node.op, tuple(kids), node.arg)
+    except Exception:  # an e-node over terms of another type than the class's
+        return None
+    return term if term.dtype is cls.dtype and term.shape == cls.shape else None
+
+
+def _rule_name(matched: str) -> str:
+    """The rule of a name in a report's matches: `comm_assoc/add-assoc` for either direction of it."""
+    return matched[:-2] if matched.endswith(("=>", "<=")) else matched
 
 
 def _value(egraph: bindings.EGraph, name: int) -> Any:
