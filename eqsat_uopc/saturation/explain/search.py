@@ -66,6 +66,7 @@ ITERATION_CANDIDATES = 8  # terms of one egglog iteration tried as the middle of
 ITERATION_MOVES = 24  # such moves in one chain at most (each runs an egglog iteration and its tries)
 ITERATION_DEPTH = 3  # depth of the new terms an iteration wrote that a candidate is built over
 ITERATION_MAX_SIZE = 400  # terms larger than this (nodes) are not iterated on
+ITERATION_REACH = 4  # iterations of the egglog rules a pair may be apart for the iteration move
 ANALYSIS_ITERATIONS = 8  # iterations of the analyses before a rule is tried, at most
 _MAY_UNION = re.compile(r"\((union|rewrite|birewrite|subsume|delete)\b")
 
@@ -271,24 +272,38 @@ class ChainSearch:
     ) -> bool:
         """Two steps or more through a term m that one iteration of the egglog rules puts in a's e-class
         on an e-graph of a alone (the rewrites of a at its root, whatever the run's e-graph kept of
-        them): one named rule from a to m, then a wholly named chain from m to b. Failing that, the
-        same from b's side: a wholly named chain from a to a term m of b's class, then m -> b by one
-        rule, read backwards. Candidates whose sources are in the e-classes of b's (a, for the
-        other side) come first: the rest is then congruence. At most ITERATION_CANDIDATES a side,
-        ITERATION_MOVES such moves a chain."""
+        them): one named rule from a to m, then a wholly named chain from m to b. Only where the
+        matched rules unite a and b on an e-graph of the two within ITERATION_REACH iterations (k),
+        and only through an m that they unite with b within k, the nearest first, then those whose
+        sources are in the e-classes of b's (the rest is congruence). Failing that, the same from
+        b's side: a wholly named chain from a to a term m of b's class, then m -> b by one rule, read
+        backwards. At most ITERATION_CANDIDATES a side, ITERATION_MOVES such moves a chain; a move
+        to an m no nearer b than a counts as one of the DETOURS of a pair."""
+        reach = self._iterations_apart(a, b, ITERATION_REACH)
+        if reach is None or reach < 1:
+            return False  # not within reach of the egglog rules alone
         for backwards in (False, True):
             start, goal = (b, a) if backwards else (a, b)
             if self._iteration_moves >= ITERATION_MOVES:
                 return False
             self._iteration_moves += 1
-            found = self._iteration_terms(start)
-            found.sort(key=lambda m: (not self._congruent(m, goal), m.size))
-            for m in found[:ITERATION_CANDIDATES]:
+            ranked = []
+            for m in self._iteration_terms(start):
+                apart = self._iterations_apart(m, goal, reach)
+                if apart is not None:
+                    ranked.append((apart, not self._congruent(m, goal), m.size, len(ranked), m))
+            ranked.sort(key=lambda r: r[:4])
+            tried = 0
+            for apart, *_, m in ranked:
+                if tried >= ITERATION_CANDIDATES:
+                    break
+                tried += 1
                 rest: list[RewriteStep] = []
+                left = detours if apart < reach else detours - 1  # nearer b, or a detour less
                 if backwards:
-                    self._pair(a, m, path, rest, detours - 1)
+                    self._pair(a, m, path, rest, left)
                 else:
-                    self._pair(m, b, path, rest, detours - 1)
+                    self._pair(m, b, path, rest, left)
                 if not all(r.explained for r in rest) or len(steps) + len(rest) >= MAX_STEPS:
                     continue
                 one = self._one_rule(start, m, path)
@@ -296,12 +311,40 @@ class ChainSearch:
                     continue
                 if backwards:
                     steps.extend(rest)
-                    steps.append(replace(one, before=m, after=start, backwards=True))
+                    steps.append(replace(one, before=m, after=start, backwards=not one.backwards))
                 else:
                     steps.append(one)
                     steps.extend(rest)
                 return True
         return False
+
+    def _iterations_apart(self, a: UOp, b: UOp, limit: int) -> int | None:
+        """The fewest iterations (at most limit) of the matched egglog rules that unite a and b on an
+        e-graph of the two (after the analyses), 0 if the analyses do; None if more than limit."""
+        if a is b:
+            return 0
+        if a.shape or b.shape or a.dtype is not b.dtype or max(a.size, b.size) > ITERATION_MAX_SIZE:
+            return None
+        engine = self._engine_for()
+        if not self._units:
+            return None
+        egraph = engine.begin()
+        try:
+            lowerer = Lowerer(egraph)
+            ia, ib = lowerer.lower(a), lowerer.lower(b)
+            lowerer.flush()
+            egraph.parse_and_run_program("(run bookkeeping 1)")
+            self._analyse(engine, egraph)
+            everything = engine.combined(tuple(r for r, _ in self._units))
+            for k in range(limit + 1):
+                if _value(egraph, ia) == _value(egraph, ib):
+                    return k
+                if k < limit:
+                    egraph.parse_and_run_program(f"(run {everything} 1)")
+                    egraph.parse_and_run_program("(run bookkeeping 1)")
+            return None
+        finally:
+            engine.release()
 
     def _congruent(self, m: UOp, b: UOp) -> bool:
         """Same operator, argument and type as b, and sources pairwise in one e-class of the run."""
@@ -317,7 +360,7 @@ class ChainSearch:
         """The terms other than a of a's e-class after one iteration of the matched egglog rules on an
         e-graph of a alone (after the analyses): one per e-node of the class, over a's subterms and
         the terms the iteration wrote (to depth ITERATION_DEPTH)."""
-        if a.shape or not self._may_iterate(a):
+        if a.shape or a.size > ITERATION_MAX_SIZE:
             return []
         engine = self._engine_for()
         if not self._units:
@@ -363,9 +406,6 @@ class ChainSearch:
             if m is not None and m is not a and m.dtype is a.dtype:
                 out[m] = None
         return list(out)
-
-    def _may_iterate(self, a: UOp) -> bool:
-        return a.size <= ITERATION_MAX_SIZE
 
     def _one_rule(self, a: UOp, b: UOp, path: tuple[int, ...]) -> RewriteStep | None:
         """The step a -> b by one named rule (a Python rule at a's root, one egglog rule), or None."""
