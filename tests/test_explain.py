@@ -216,6 +216,34 @@ def test_one_egglog_iteration_then_congruence():
     assert e.complete
 
 
+def test_a_sum_regrouped_step_by_step_then_factored():
+    # egglog regroups the sum at every level in an iteration or two; the chain rotates and swaps it
+    # one add-assoc or add-comm at a time into the result's grouping, then factors p1*19 + p3*19
+    from eqsat_uopc.corpus import tinygrad_capture
+
+    (entry,) = [e for e in tinygrad_capture() if e.id == "tinygrad/conv2d/0083"]
+    e = optimize(entry.program).explain()
+    assert [(s.rule, s.backwards, s.path) for s in e.chain.steps[3:]] == [
+        ("comm_assoc/add-assoc", False, (0,)),
+        ("comm_assoc/add-assoc", False, (0,)),
+        ("comm_assoc/add-assoc", False, (0,)),
+        ("comm_assoc/add-assoc", True, (0, 1)),
+        ("comm_assoc/add-comm", False, (0, 1, 0)),
+        ("comm_assoc/add-assoc", False, (0, 1)),
+        ("comm_assoc/add-assoc", True, (0,)),
+        ("comm_assoc/add-comm", False, (0, 0)),
+        ("comm_assoc/add-assoc", False, (0,)),
+        ("comm_assoc/add-comm", False, (0, 1, 1, 1)),
+        ("comm_assoc/add-assoc", True, (0, 1)),
+        ("comm_assoc/add-assoc", True, (0, 1)),
+        ("distribution/mul-add", False, (0, 1, 0, 0)),
+    ]
+    assert e.lines()[-2] == (
+        "  16. distribution/mul-add [egglog] at [0, 1, 0, 0]: p1 * 19 + p3 * 19 -> (p1 + p3) * 19  (proved)"
+    )
+    assert e.complete and e.checks == ("proved",) * 16
+
+
 def test_an_everywhere_step_read_backwards_splits_where_it_would_overshoot():
     # (p0 + 0) * p0 -> p0 * p0 rewrote p0 + 0 everywhere; back, p0 -> p0 + 0 only where it wrote
     step = RewriteStep("symbolic/add_zero", "greedy-seed", x + 0, x, (), everywhere=True)

@@ -36,6 +36,7 @@ __all__ = [
     "RewriteStep",
     "apply_step",
     "infix",
+    "replace_at",
     "replay",
     "reversed_steps",
     "subterm_at",
@@ -118,7 +119,8 @@ def subterm_at(term: UOp, path: tuple[int, ...]) -> UOp:
     return u
 
 
-def _replace_at(term: UOp, path: tuple[int, ...], new: UOp) -> UOp:
+def replace_at(term: UOp, path: tuple[int, ...], new: UOp) -> UOp:
+    """term with its subterm at path replaced by new (that one place only)."""
     if not path:
         return new
     spine = [term]
@@ -147,7 +149,7 @@ def apply_step(term: UOp, step: RewriteStep, number: int = 0) -> UOp:
                 f"found {infix(at)}"
             )
         new = step.after
-    return _replace_at(term, step.path, new)
+    return replace_at(term, step.path, new)
 
 
 def replay(chain: RewriteChain) -> UOp:

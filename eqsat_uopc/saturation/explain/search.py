@@ -50,7 +50,15 @@ from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.linear.rules import ALGEBRA, ALGEBRA_NO_OVERFLOW
 from eqsat_uopc.rules.python_rules import ALGEBRA_RULES, PIECEWISE_COMPARE
 from eqsat_uopc.saturation.engine import Engine, engine_program
-from eqsat_uopc.saturation.explain.chain import UNEXPLAINED, RewriteChain, RewriteStep, reversed_steps
+from eqsat_uopc.saturation.explain.chain import (
+    UNEXPLAINED,
+    RewriteChain,
+    RewriteStep,
+    replace_at,
+    reversed_steps,
+    subterm_at,
+)
+from eqsat_uopc.saturation.explain.regroup import ADD_ASSOC, ADD_COMM, is_sum, leaf_paths, regroup
 from eqsat_uopc.saturation.lower import Lowerer
 from eqsat_uopc.saturation.piecewise import decided_comparisons
 from eqsat_uopc.saturation.piecewise.compare import is_comparison
@@ -108,6 +116,9 @@ class ChainSearch:
         )
         self._algebra = frozenset(r.name for r in algebra.rules)
         self._piecewise = PIECEWISE_COMPARE.name in declared
+        self._regrouping = all(  # the sum regrouping's two rules, in the run (where it matched them)
+            r in declared and (self.matched is None or r in self.matched) for r in (ADD_ASSOC, ADD_COMM)
+        )
         self._engine: Engine | None = None
         self._units: list[tuple[str, str]] | None = None
         self._analyses: tuple[str, ...] = ()
@@ -180,6 +191,8 @@ class ChainSearch:
             src[j] = a.src[i]
             self._pair(a.replace(src=tuple(src)), b, path, steps, detours)
             return
+        if self._regrouped(a, b, path, steps, detours):
+            return
         if detours > 0 and self._through_class(a, b, path, steps, detours):
             return
         folded = self._constant_sources(a)
@@ -227,6 +240,61 @@ class ChainSearch:
         back = [self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired_b[: on_b[term]]]
         steps.extend(forward)
         steps.extend(reversed_steps_at(b, back, path))
+        return True
+
+    def _regrouped(
+        self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
+    ) -> bool:
+        """Two i32 sums whose summands agree up to some pairs: a's summands regrouped and reordered
+        into b's spelling by add-assoc and add-comm steps (regroup.py), then each summand that
+        differs rewritten into b's (a wholly named chain each). Summands pair by identity, then by
+        e-class; what is left is one summand of b that the rest of a's make (they become one sum in
+        its place) or one of a's that the rest of b's make (rewritten into their sum first).
+        Only where the run's rule set has both rules and they matched."""
+        if not (is_sum(a) and is_sum(b)) or not self._regrouping:
+            return False
+        own: list[RewriteStep] = []
+        leaves_a = [t for _, t in leaf_paths(a)]
+        left_b = leaf_paths(b)
+        odd_a: list[UOp] = []
+        for t in leaves_a:
+            k = next((i for i, (_, u) in enumerate(left_b) if u is t), None)
+            if k is None:
+                odd_a.append(t)
+            else:
+                left_b.pop(k)
+        pairs: list[tuple[tuple[int, ...], UOp]] = []  # (b's summand path, the term of a's in its place)
+        for t in list(odd_a):
+            k = next((i for i, (_, u) in enumerate(left_b) if self._same_class(t, u)), None)
+            if k is not None:
+                pairs.append((left_b.pop(k)[0], t))
+                odd_a.remove(t)
+        if len(odd_a) == 1 and len(left_b) > 1:  # a's summand into the sum of b's summands left first
+            place = next(p for p, t in leaf_paths(a) if t is odd_a[0])
+            made = left_b[0][1]
+            for _, u in left_b[1:]:
+                made = a.replace(src=(made, u))
+            self._pair(odd_a[0], made, (*path, *place), own, detours)
+            a = replace_at(a, place, made)
+            odd_a, left_b = [], []
+        if (odd_a or left_b) and not (odd_a and len(left_b) == 1):
+            return False  # several summands of each side left: no one place to rewrite them in
+        if left_b:
+            made = odd_a[0]
+            for t in odd_a[1:]:
+                made = a.replace(src=(made, t))
+            pairs.append((left_b[0][0], made))
+        middle = b
+        for place, t in pairs:
+            middle = replace_at(middle, place, t)
+        if middle is a and not pairs:
+            return False
+        own.extend(regroup(a, middle, path))
+        for place, t in pairs:
+            self._pair(t, subterm_at(b, place), (*path, *place), own, detours)
+        if not all(s.explained for s in own) or len(steps) + len(own) > MAX_STEPS:
+            return False
+        steps.extend(own)
         return True
 
     def _through_class(
