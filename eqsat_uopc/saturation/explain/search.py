@@ -6,31 +6,42 @@ searched for afterwards, over what the run left, in three moves.
 1. Congruence: the program and the result are split where they differ. At a pair of subterms of
    one e-class with the same operator, argument and type whose sources are pairwise in one
    e-class (or identical), the pair is the pairs of its sources; anywhere else it is one step.
-2. Attribution, pair by pair, the first move that works:
-   - one Python rule at the pair's root: a greedy rule (`symbolic/<name>`, the seed's rules sound
-     under the run's int semantics) or an index-algebra fold (`linear/<name>`);
-   - one egglog rule: on a fresh engine of the run's rule set holding only the two subterms, after
-     the analyses (the rules that only set bounds) ran to a fixed point, one iteration of one
-     rule's ruleset puts them in one e-class. The rule is found by bisection over the rules that
-     matched in the run (about 10 egglog iterations, each in a push/pop). One iteration applies
-     every match of the rule, so such a step may use it at more than one place inside the
-     subterm; its direction (left to right or back) is not recorded;
-   - the Python rules' greedy rewrite to a fixed point, one step per firing: when the fixed point
-     is the other side, or a term not known to be in another e-class, the rest is searched from
-     there (at most DETOURS times along one pair);
-   - a comparison the decided-comparisons hook decides (`linear/piecewise-compare`, where the rule
-     set has it);
+2. Attribution, pair by pair. First one rule: a Python rule at the pair's root (a greedy rule
+   `symbolic/<name>` of the seed, sound under the run's int semantics, or an index-algebra fold
+   `linear/<name>`; only the Python rules of the hooks that ran), or one egglog rule: on a fresh
+   engine of the run's rule set holding only the two subterms, after the analyses (the rules that
+   never union) ran to a fixed point, one iteration of one rule's ruleset puts them in one
+   e-class, the rule found by bisection over the rules that matched in the run (a birewrite's two
+   directions count as its one rule). One iteration applies every match of the rule, so such a
+   step may use it at more than one place inside the subterm.
+   Then the Python rules' rewrites of both sides to their fixed points: where they meet, the
+   steps of a's side, then those of b's side read backwards (`backwards`: the e-class is an
+   equality). Then, in order, the first of these moves whose chain names every step (else the
+   first that applied, else one unexplained step):
+   - the Python rules' fixed point of a, not known to be in another e-class than b, the rest
+     searched from there (at most DETOURS detours along one pair); then the seed's symbolic rules
+     alone (the greedy seed's spelling, which the algebra's folds can hide);
+   - a comparison the decided-comparisons hook decides (`linear/piecewise-compare`);
    - two sources in one e-class (`x != y`, x and y equal): the larger rewritten into the smaller
-     first (searched as a pair of its own), the rest searched from there;
-   - through a third member of the e-class: an e-node of its class over terms at hand (the
-     subterms of both sides, the e-graph's constants) that one named rule reaches, and from which
-     the rest is wholly named (at most THROUGH_CANDIDATES tried);
-   - sources whose e-class holds a constant (a bound pinned, a fold): that constant first (its own
-     steps), the rest searched from there.
+     first, the rest searched from there;
+   - two i32 sums whose summands agree up to one place: regrouped and reordered by
+     `comm_assoc/add-assoc` and `comm_assoc/add-comm`, one rotation or swap a step (regroup.py),
+     then the summands that differ rewritten in place;
+   - through a third member of the e-class: an e-node of its class in the run's e-graph over
+     terms at hand (the subterms of both sides, the e-graph's constants) that one named rule
+     reaches, and from which the rest is wholly named (at most THROUGH_CANDIDATES tried);
+   - sources whose e-class holds a constant (a bound pinned, a fold): that constant first, the
+     rest searched from there;
+   - through one egglog iteration: where the matched rules unite the pair on a fresh e-graph
+     within ITERATION_REACH iterations, the terms one iteration puts in a's class (or b's), the
+     nearest the other side first, each one named rule away, the rest searched from there.
+   A pair is searched once per detours left (the moves meet the same pairs again); a search makes
+   at most EGGLOG_PROGRAMS fresh e-graphs, after which no more egglog attributions are tried (the
+   count, not a clock: the same input gives the same chain).
 3. Otherwise the pair is one step `e-graph/unexplained`: its two sides are in one e-class of the
-   run, and no move above named the rules between them (several rules at once, the folding step).
-   Its note names the egglog rules that unite the two sides together in one or two iterations,
-   where there are such (delta debugging over the matched rules), without claiming a chain.
+   run, and no move above named the rules between them. Its note names the egglog rules that
+   unite the two sides together in one or two iterations, where there are such (delta debugging
+   over the matched rules), without claiming a chain.
 
 Every step is still checked, named or not (eqsat_uopc.verify.explanation).
 """
@@ -38,6 +49,7 @@ Every step is still checked, named or not (eqsat_uopc.verify.explanation).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -75,6 +87,7 @@ ITERATION_MOVES = 24  # such moves in one chain at most (each runs an egglog ite
 ITERATION_DEPTH = 3  # depth of the new terms an iteration wrote that a candidate is built over
 ITERATION_MAX_SIZE = 400  # terms larger than this (nodes) are not iterated on
 ITERATION_REACH = 4  # iterations of the egglog rules a pair may be apart for the iteration move
+EGGLOG_PROGRAMS = 60  # fresh egglog e-graphs one chain's search makes at most (then no more attributions)
 ANALYSIS_ITERATIONS = 8  # iterations of the analyses before a rule is tried, at most
 _MAY_UNION = re.compile(r"\((union|rewrite|birewrite|subsume|delete)\b")
 
@@ -110,10 +123,11 @@ class ChainSearch:
         algebra = ALGEBRA_NO_OVERFLOW if int_semantics == "no_overflow" else ALGEBRA
         folds = [r for r in algebra.rules if ALGEBRA_NAMES.get(r.name) in declared]
         symbolic = list(sound_symbolic(int_semantics).rules)
+        seeded = hooks is None or "greedy-seed" in hooks
         self.python = PatternMatcher(
-            (symbolic if hooks is None or "greedy-seed" in hooks else [])
-            + (folds if hooks is None or "index-algebra" in hooks else [])
+            (symbolic if seeded else []) + (folds if hooks is None or "index-algebra" in hooks else [])
         )
+        self._seed_only = PatternMatcher(symbolic) if seeded and folds else None  # the seed's own rules
         self._algebra = frozenset(r.name for r in algebra.rules)
         self._piecewise = PIECEWISE_COMPARE.name in declared
         self._regrouping = all(  # the sum regrouping's two rules, in the run (where it matched them)
@@ -123,6 +137,9 @@ class ChainSearch:
         self._units: list[tuple[str, str]] | None = None
         self._analyses: tuple[str, ...] = ()
         self._iteration_moves = 0
+        self._searched = {}
+        self._programs = 0  # fresh e-graphs of this chain's search (EGGLOG_PROGRAMS at most)
+        self.programs = 0
 
     def close(self) -> None:
         """Free the egglog engine the search made (if it made one)."""
@@ -135,9 +152,20 @@ class ChainSearch:
         """The steps from start to result (both in the run's e-graph, in one e-class)."""
         steps: list[RewriteStep] = []
         self._iteration_moves = 0
+        self._searched: dict[tuple[UOp, UOp, int], list[RewriteStep]] = {}
+        self._programs = 0
         self._pair(start, result, (), steps, DETOURS)
         if len(steps) > MAX_STEPS:
             steps = [RewriteStep(UNEXPLAINED, "e-graph", start, result)]
+        self.programs = self._programs  # what the search took (fresh e-graphs), for a bench
+        self._programs = 0  # the hints have a budget of their own
+        notes: dict[tuple[UOp, UOp], str] = {}  # the hint of each unexplained step the chain kept
+        steps = [
+            s
+            if s.explained
+            else replace(s, note=notes.setdefault((s.before, s.after), self._together(s.before, s.after)))
+            for s in steps
+        ]
         return RewriteChain(start, result, tuple(steps), self.int_semantics)
 
     def _same_class(self, a: UOp, b: UOp) -> bool:
@@ -153,8 +181,23 @@ class ChainSearch:
         return ca is None or ca == self.class_of(b)
 
     def _pair(self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int) -> None:
+        """The steps from a to b (at path) appended to steps: each pair searched once per detours left
+        (the moves meet the same pairs again), a pair met again while it is searched is unexplained
+        there (a cycle of moves)."""
         if a is b or len(steps) > MAX_STEPS:
             return
+        key = (a, b, detours)
+        found = self._searched.get(key)
+        if found is None:
+            self._searched[key] = [RewriteStep(UNEXPLAINED, "e-graph", a, b)]  # while it is searched
+            found = []
+            self._search_pair(a, b, (), found, detours)
+            self._searched[key] = found
+        steps.extend(s if not path else replace(s, path=(*path, *s.path)) for s in found)
+
+    def _search_pair(
+        self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
+    ) -> None:
         if (
             a.op is b.op
             and a.arg == b.arg
@@ -176,40 +219,74 @@ class ChainSearch:
         fixed, fired = self._python_fixed_point(a)
         if self._meet(a, b, fired, path, steps):
             return
-        detour = detours > 0 and self._may_be_same_class(fixed, b) if fixed is not None else False
-        if fixed is not None and fired and (fixed is b or detour):
-            steps.extend(self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired)
-            self._pair(fixed, b, path, steps, detours - 1)
+        partial: list[list[RewriteStep]] = []  # chains with an unexplained step: the first, if nothing better
+        for attempt in self._attempts(a, b, path, fixed, fired, detours):
+            if attempt is None:
+                continue
+            if all(r.explained for r in attempt):
+                steps.extend(attempt)
+                return
+            partial.append(attempt)
+        if partial:
+            steps.extend(partial[0])
             return
+        steps.append(RewriteStep(UNEXPLAINED, "e-graph", a, b, path))
+
+    def _attempts(
+        self,
+        a: UOp,
+        b: UOp,
+        path: tuple[int, ...],
+        fixed: UOp | None,
+        fired: list[tuple[str, UOp, UOp]],
+        detours: int,
+    ) -> Iterator[list[RewriteStep] | None]:
+        """The moves of attribution after one rule, in order, each a chain (None: the move does not
+        apply); the search takes the first wholly named one, and runs the later moves only when the
+        earlier ones left a step unexplained."""
+        if (
+            fixed is not None
+            and fired
+            and (fixed is b or (detours > 0 and self._may_be_same_class(fixed, b)))
+        ):
+            through = [self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired]
+            self._pair(fixed, b, path, through, detours - 1)
+            yield through
+            if detours > 0 and self._seed_only is not None:
+                # the seed's rules alone: the greedy seed's spelling, which the algebra's folds can hide
+                # from the rules that reached b (mixed-radix digits the e-graph recombined)
+                seed, fired_seed = self._python_fixed_point(a, self._seed_only)
+                if seed is not None and seed is not fixed and fired_seed and self._may_be_same_class(seed, b):
+                    alone = [
+                        self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired_seed
+                    ]
+                    self._pair(seed, b, path, alone, detours - 1)
+                    yield alone
         if self._decided(a, b):
-            steps.append(RewriteStep(PIECEWISE_COMPARE.name, "decided-comparisons", a, b, path))
-            return
+            yield [RewriteStep(PIECEWISE_COMPARE.name, "decided-comparisons", a, b, path)]
         if (same := self._equal_sources(a)) is not None:  # one source into the other, then the rest
             i, j = same
-            self._pair(a.src[j], a.src[i], (*path, j), steps, detours)
+            into: list[RewriteStep] = []
+            self._pair(a.src[j], a.src[i], (*path, j), into, detours)
             src = list(a.src)
             src[j] = a.src[i]
-            self._pair(a.replace(src=tuple(src)), b, path, steps, detours)
-            return
-        if self._regrouped(a, b, path, steps, detours):
-            return
-        if detours > 0 and self._through_class(a, b, path, steps, detours):
-            return
+            self._pair(a.replace(src=tuple(src)), b, path, into, detours)
+            yield into
+        regrouped: list[RewriteStep] = []
+        yield regrouped if self._regrouped(a, b, path, regrouped, detours) else None
+        through_class: list[RewriteStep] = []
+        yield (
+            through_class if detours > 0 and self._through_class(a, b, path, through_class, detours) else None
+        )
         folded = self._constant_sources(a)
-        through_constants: list[RewriteStep] = []
         if folded is not a:  # sources whose e-class holds a constant: those first, then the rest
+            through_constants: list[RewriteStep] = []
             for i, (s, t) in enumerate(zip(a.src, folded.src, strict=True)):
                 self._pair(s, t, (*path, i), through_constants, detours)
             self._pair(folded, b, path, through_constants, detours)
-            if all(r.explained for r in through_constants):
-                steps.extend(through_constants)
-                return
-        if detours > 0 and self._through_iteration(a, b, path, steps, detours):
-            return
-        if through_constants:
-            steps.extend(through_constants)
-            return
-        steps.append(RewriteStep(UNEXPLAINED, "e-graph", a, b, path, note=self._together(a, b)))
+            yield through_constants
+        iterated: list[RewriteStep] = []
+        yield iterated if detours > 0 and self._through_iteration(a, b, path, iterated, detours) else None
 
     def _meet(
         self,
@@ -396,6 +473,9 @@ class ChainSearch:
         engine = self._engine_for()
         if not self._units:
             return None
+        if self._programs >= EGGLOG_PROGRAMS:
+            return None
+        self._programs += 1
         egraph = engine.begin()
         try:
             lowerer = Lowerer(egraph)
@@ -403,7 +483,7 @@ class ChainSearch:
             lowerer.flush()
             egraph.parse_and_run_program("(run bookkeeping 1)")
             self._analyse(engine, egraph)
-            everything = engine.combined(tuple(r for r, _ in self._units))
+            everything = engine.combined((*self._analyses, *(r for r, _ in self._units)))
             for k in range(limit + 1):
                 if _value(egraph, ia) == _value(egraph, ib):
                     return k
@@ -433,6 +513,9 @@ class ChainSearch:
         engine = self._engine_for()
         if not self._units:
             return []
+        if self._programs >= EGGLOG_PROGRAMS:
+            return []
+        self._programs += 1
         egraph = engine.begin()
         try:
             lowerer = Lowerer(egraph)
@@ -519,16 +602,19 @@ class ChainSearch:
             )
         return RewriteStep(f"symbolic/{name}", "greedy-seed", a, b, path, everywhere)
 
-    def _python_fixed_point(self, term: UOp) -> tuple[UOp | None, list[tuple[str, UOp, UOp]]]:
-        """The Python rules' rewrite of term to a fixed point, innermost first, one firing a step
-        (a shared subterm rewritten everywhere at once, as the greedy engine does); None past
+    def _python_fixed_point(
+        self, term: UOp, rules: PatternMatcher | None = None
+    ) -> tuple[UOp | None, list[tuple[str, UOp, UOp]]]:
+        """The Python rules' (or `rules`') rewrite of term to a fixed point, innermost first, one firing
+        a step (a shared subterm rewritten everywhere at once, as the greedy engine does); None past
         MAX_PYTHON_STEPS firings."""
+        rules = rules or self.python
         fired: list[tuple[str, UOp, UOp]] = []
         while True:
             for n in term.toposort(enter_call_bodies=False):
-                m = self.python.rewrite(n)
+                m = rules.rewrite(n)
                 if m is not None and m is not n:
-                    fired.append((self.python.last_fired.name, n, m))
+                    fired.append((rules.last_fired.name, n, m))
                     term = term.substitute({n: m})
                     break
             else:
@@ -553,6 +639,9 @@ class ChainSearch:
         units = self._units
         if not units:
             return None
+        if self._programs >= EGGLOG_PROGRAMS:
+            return None
+        self._programs += 1
         egraph = engine.begin()
         try:
             lowerer = Lowerer(egraph)
