@@ -61,7 +61,7 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.linear.rules import ALGEBRA, ALGEBRA_NO_OVERFLOW
 from eqsat_uopc.rules.python_rules import ALGEBRA_RULES, PIECEWISE_COMPARE
-from eqsat_uopc.saturation.engine import Engine, engine_program
+from eqsat_uopc.saturation.engine import Engine, default_pool, engine_program
 from eqsat_uopc.saturation.explain.chain import (
     UNEXPLAINED,
     RewriteChain,
@@ -142,7 +142,7 @@ class ChainSearch:
         self.programs = 0
 
     def close(self) -> None:
-        """Free the egglog engine the search made (if it made one)."""
+        """Give the egglog engine the search leased back to the pool (if it leased one)."""
         if self._engine is not None:
             self._engine.release()
             self._engine = None
@@ -476,7 +476,8 @@ class ChainSearch:
         if self._programs >= EGGLOG_PROGRAMS:
             return None
         self._programs += 1
-        egraph = engine.begin()
+        engine.checkpoint()  # the pool's engine holds its program begun: each try is undone by a rollback
+        egraph = engine.egraph
         try:
             lowerer = Lowerer(egraph)
             ia, ib = lowerer.lower(a), lowerer.lower(b)
@@ -492,7 +493,7 @@ class ChainSearch:
                     egraph.parse_and_run_program("(run bookkeeping 1)")
             return None
         finally:
-            engine.release()
+            engine.rollback()
 
     def _congruent(self, m: UOp, b: UOp) -> bool:
         """Same operator, argument and type as b, and sources pairwise in one e-class of the run."""
@@ -516,7 +517,8 @@ class ChainSearch:
         if self._programs >= EGGLOG_PROGRAMS:
             return []
         self._programs += 1
-        egraph = engine.begin()
+        engine.checkpoint()  # the pool's engine holds its program begun: each try is undone by a rollback
+        egraph = engine.egraph
         try:
             lowerer = Lowerer(egraph)
             lowerer.lower(a)
@@ -529,7 +531,7 @@ class ChainSearch:
             ids = snapshot.class_ids()
             graph = snapshot.to_egraph(lowerer.args, (), None)
         finally:
-            engine.release()
+            engine.rollback()
         known: dict[Any, UOp] = {}
         for u, name in lowerer.ids.items():
             value = snapshot.by_name.get(name)
@@ -642,7 +644,8 @@ class ChainSearch:
         if self._programs >= EGGLOG_PROGRAMS:
             return None
         self._programs += 1
-        egraph = engine.begin()
+        engine.checkpoint()  # the pool's engine holds its program begun: each try is undone by a rollback
+        egraph = engine.egraph
         try:
             lowerer = Lowerer(egraph)
             ia, ib = lowerer.lower(a), lowerer.lower(b)
@@ -688,7 +691,7 @@ class ChainSearch:
                     return [name for _, name in units]
                 chunk = max(1, chunk // 2)
         finally:
-            engine.release()
+            engine.rollback()
 
     def _together(self, a: UOp, b: UOp) -> str:
         """For an unexplained step: the egglog rules that unite a and b together, in one iteration or
@@ -716,7 +719,8 @@ class ChainSearch:
 
     def _engine_for(self) -> Engine:
         if self._engine is None:
-            self._engine = Engine(self.rule_set, self.int_semantics)
+            # the pool's engine of the whole rule set: built once per process, not per explanation
+            self._engine = default_pool().lease(self.rule_set, self.int_semantics)
             forms: dict[str, list[str]] = {}
             for text, unit in engine_program(self.rule_set, self.int_semantics).forms:
                 if unit is not None:
