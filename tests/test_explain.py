@@ -8,7 +8,7 @@ from eqsat_uopc.extract import ExtractionError
 
 from eqsat_uopc import UOp, optimize
 from eqsat_uopc.cli import main
-from eqsat_uopc.saturation.explain import ReplayError, RewriteChain, RewriteStep, replay
+from eqsat_uopc.saturation.explain import ReplayError, RewriteChain, RewriteStep, replay, reversed_steps
 from eqsat_uopc.verify.explanation import check_chain
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -123,6 +123,7 @@ def test_cli_explain_json(capsys):
         "by": "greedy-seed",
         "path": [],
         "everywhere": True,
+        "backwards": False,
         "before": "p0 * 2 * 3",
         "after": "p0 * 6",
         "check": "proved",
@@ -145,21 +146,140 @@ def test_cli_optimize_explain_not_with_measured(capsys):
     )
 
 
-def test_a_step_no_single_rule_makes_is_marked_unexplained_and_still_checked():
+def test_through_a_member_of_the_eclass_two_egglog_rules():
+    # max(p0, -1) * 2 + 1 != 0 -> true: no one rule; the run's e-graph holds max(p0, -1) * 2 != -1,
+    # one rule away, from which the parity rule decides it
     from eqsat_uopc.corpus import caviar_dev
 
     (entry,) = [e for e in caviar_dev() if e.id == "caviar/lasteval/L05280"]
     e = optimize(entry.program).explain()
     assert e.lines()[0] == (
-        "6 steps from 0 != 0 + (max(p0, -1) * 2 + 2) + (-1) != true to false (int semantics wrap); "
-        "1 unexplained; checked: 6 proved"
+        "7 steps from 0 != 0 + (max(p0, -1) * 2 + 2) + (-1) != true to false (int semantics wrap); "
+        "every step names its rule; checked: 7 proved"
     )
-    assert (
-        e.lines()[5]
-        == "  5. e-graph/unexplained [e-graph] at [0]: max(p0, -1) * 2 + 1 != 0 -> true  (proved)"
+    assert e.lines()[5:8] == [
+        "  5. linear/ne-add-const [egglog] at [0]: max(p0, -1) * 2 + 1 != 0 -> max(p0, -1) * 2 != (-1)"
+        "  (proved)",
+        "  6. divisibility/ne-indivisible [egglog] at [0]: max(p0, -1) * 2 != (-1) -> true  (proved)",
+        "  7. symbolic/fold [greedy-seed]: true != true -> false  (proved)",
+    ]
+    assert e.complete
+
+
+@pytest.mark.parametrize("int_semantics", ["wrap", "no_overflow"])
+def test_a_birewrite_is_named_by_its_rule(int_semantics):
+    # the report counts a birewrite's matches per direction (comm_assoc/add-assoc=>); the rule is one
+    from eqsat_uopc.corpus import tinygrad_capture
+
+    (entry,) = [e for e in tinygrad_capture() if e.id == "tinygrad/cnn/0009"]
+    e = optimize(entry.program, int_semantics=int_semantics).explain()
+    assert e.lines()[-2:] == [
+        "  6. comm_assoc/add-assoc [egglog]: p0 * 5 + p4 + (p2 * 100 + p3 * 25) -> "
+        "p0 * 5 + (p4 + (p2 * 100 + p3 * 25))  (proved)",
+        "rules the result depends on: comm_assoc/add-assoc 1, symbolic/add_zero 1, symbolic/const_bounds 1, "
+        "symbolic/const_to_right 1, symbolic/distribute_const 1, symbolic/mul_mul_const 1",
+    ]
+    assert e.complete
+
+
+@pytest.mark.parametrize("int_semantics", ["wrap", "no_overflow"])
+def test_python_rules_from_both_sides_meet_and_the_result_side_reads_backwards(int_semantics):
+    # the seed's rules take the program through the index algebra's (r0*24 + r3) // 9 -> r0*2 + ...;
+    # the result keeps (r0*24 + r3) // 9: the result's side, rewritten by the same rules, meets it
+    from eqsat_uopc.corpus import index_expressions
+
+    e = optimize(index_expressions(17, seed=0)[16].program, int_semantics=int_semantics).explain()
+    r0, r3, q = "range(6, (16, 0))", "range(24, (16, 3))", "(range(6, (16, 0)) * 6 + range(24, (16, 3))) // 9"
+    at = "at [1, 0] (everywhere)"
+    assert [line for line in e.lines() if "backwards" in line] == [
+        f"  22. symbolic/mul_mul_const [greedy-seed, backwards] {at}: {r0} * 16 -> {r0} * 2 * 8  (proved)",
+        f"  23. symbolic/distribute_const [greedy-seed, backwards] {at}: {r0} * 2 * 8 + {q} * 8 "
+        f"-> ({r0} * 2 + {q}) * 8  (proved)",
+        f"  24. linear/divmod-fold [index-algebra, backwards] {at}: {r0} * 2 + {q} -> "
+        f"({r0} * 24 + {r3}) // 9  (proved)",
+    ]
+    assert e.complete and len(e.chain.steps) == 30
+
+
+def test_one_egglog_iteration_then_congruence():
+    # and-assoc at the root, then not-lt-const inside: the middle term is one egglog iteration's
+    from eqsat_uopc.corpus import tinygrad_capture
+
+    (entry,) = [e for e in tinygrad_capture() if e.id == "tinygrad/cnn/0064"]
+    e = optimize(entry.program, int_semantics="no_overflow").explain()
+    assert e.lines()[9:11] == [
+        "  9. boolean/and-assoc [egglog]: "
+        "where(p2 < 6, where(p0 + p1 < 2 != true, p0 + p1 < 30, false), false) -> "
+        "where(where(p2 < 6, p0 + p1 < 2 != true, false), p0 + p1 < 30, false)  (proved)",
+        "  10. boolean/not-lt-const [egglog] at [0, 1]: p0 + p1 < 2 != true -> 1 < p0 + p1  (proved)",
+    ]
+    assert e.complete
+
+
+def test_a_sum_regrouped_step_by_step_then_factored():
+    # egglog regroups the sum at every level in an iteration or two; the chain rotates and swaps it
+    # one add-assoc or add-comm at a time into the result's grouping, then factors p1*19 + p3*19
+    from eqsat_uopc.corpus import tinygrad_capture
+
+    (entry,) = [e for e in tinygrad_capture() if e.id == "tinygrad/conv2d/0083"]
+    e = optimize(entry.program).explain()
+    assert [(s.rule, s.backwards, s.path) for s in e.chain.steps[3:]] == [
+        ("comm_assoc/add-assoc", False, (0,)),
+        ("comm_assoc/add-assoc", False, (0,)),
+        ("comm_assoc/add-assoc", False, (0,)),
+        ("comm_assoc/add-assoc", True, (0, 1)),
+        ("comm_assoc/add-comm", False, (0, 1, 0)),
+        ("comm_assoc/add-assoc", False, (0, 1)),
+        ("comm_assoc/add-assoc", True, (0,)),
+        ("comm_assoc/add-comm", False, (0, 0)),
+        ("comm_assoc/add-assoc", False, (0,)),
+        ("comm_assoc/add-comm", False, (0, 1, 1, 1)),
+        ("comm_assoc/add-assoc", True, (0, 1)),
+        ("comm_assoc/add-assoc", True, (0, 1)),
+        ("distribution/mul-add", False, (0, 1, 0, 0)),
+    ]
+    assert e.lines()[-2] == (
+        "  16. distribution/mul-add [egglog] at [0, 1, 0, 0]: p1 * 19 + p3 * 19 -> (p1 + p3) * 19  (proved)"
     )
-    assert e.checked and e.replayed and not e.complete
-    assert e.rule_counts()["e-graph/unexplained"] == 1
+    assert e.complete and e.checks == ("proved",) * 16
+
+
+def test_an_everywhere_step_read_backwards_splits_where_it_would_overshoot():
+    # (p0 + 0) * p0 -> p0 * p0 rewrote p0 + 0 everywhere; back, p0 -> p0 + 0 only where it wrote
+    step = RewriteStep("symbolic/add_zero", "greedy-seed", x + 0, x, (), everywhere=True)
+    back = reversed_steps((x + 0) * x, [step])
+    assert [(s.line(), s.path, s.everywhere) for s in back] == [
+        ("symbolic/add_zero [greedy-seed, backwards]: p0 -> p0 + 0", (0,), False)
+    ]
+    assert replay(RewriteChain(x * x, (x + 0) * x, tuple(back), "wrap")) is (x + 0) * x
+    shared = reversed_steps((x + 0) * (x + 0), [step])  # nothing to overshoot: one everywhere step
+    assert [(s.path, s.everywhere) for s in shared] == [((), True)]
+
+
+def test_a_union_no_rule_made_is_marked_unexplained_and_still_checked():
+    # a hook of one's own unites x * 3 and x + x + x; no rule of the set "none" does
+    from eqsat_uopc.saturation import HOOKS, Additions, Hook, saturate
+    from eqsat_uopc.saturation.explain import ChainSearch
+
+    class Triple(Hook):
+        name = "triple"
+
+        def start(self, seeds):
+            return Additions(equalities=((x * 3, x + x + x),))
+
+    s = saturate(x * 3, rules="none", hooks=(*HOOKS, Triple))
+    hooks = frozenset(s.report.start_times)  # the hooks that ran: not the greedy seed, without symbolic rules
+    search = ChainSearch(s.class_of, s.config.rule_set, "wrap", None, {}, s.egraph, hooks)
+    try:
+        e = check_chain(search.chain(x * 3, x + x + x))
+    finally:
+        search.close()
+        s.close()
+    assert e.lines()[:2] == [
+        "1 step from p0 * 3 to p0 + p0 + p0 (int semantics wrap); 1 unexplained; checked: 1 proved",
+        "  1. e-graph/unexplained [e-graph]: p0 * 3 -> p0 + p0 + p0  (proved)",
+    ]
+    assert e.checked and not e.complete
 
 
 def test_cli_explain_a_missing_file(capsys, tmp_path):

@@ -89,7 +89,7 @@ class Explanation:
             every = " (everywhere)" if s.everywhere else ""
             note = f"; {s.note}" if s.note else ""
             rewrite = f"{infix(s.before)} -> {infix(s.after)}"
-            out.append(f"  {k}. {s.rule} [{s.by}]{where}{every}: {rewrite}  ({status}{note})")
+            out.append(f"  {k}. {s.label}{where}{every}: {rewrite}  ({status}{note})")
         out.append(
             "rules the result depends on: " + ", ".join(f"{r} {k}" for r, k in self.rule_counts().items())
         )
@@ -113,6 +113,7 @@ class Explanation:
                     "by": s.by,
                     "path": list(s.path),
                     "everywhere": s.everywhere,
+                    "backwards": s.backwards,
                     "before": infix(s.before),
                     "after": infix(s.after),
                     "check": status,
@@ -158,8 +159,15 @@ def explain(program: UOp, result: Any) -> Explanation:
     for start, end, sat in segments:
         report = sat.report
         matched = frozenset(n for n, k in report.matches.items() if k) if report is not None else None
+        hooks = frozenset(report.start_times) if report is not None else None
         search = ChainSearch(
-            sat.class_of, sat.config.rule_set, int_semantics, matched, _constants(sat.egraph)
+            sat.class_of,
+            sat.config.rule_set,
+            int_semantics,
+            matched,
+            _constants(sat.egraph),
+            sat.egraph,
+            hooks,
         )
         try:
             chain = chain + search.chain(start, end)

@@ -1,6 +1,7 @@
 """Explanations' chains: the rewrites from a run's program to its result, found after the run.
 
-chain (RewriteStep, RewriteChain, replay, infix: a chain as a value) and search (ChainSearch: the
+chain (RewriteStep, RewriteChain, replay, reversed_steps, infix: a chain as a value), regroup (a
+sum regrouped by associativity and commutativity, one rule a step) and search (ChainSearch: the
 chain found over a saturated e-graph). The checks of every step are eqsat_uopc.verify.explanation's.
 """
 
@@ -12,6 +13,7 @@ from eqsat_uopc.saturation.explain.chain import (
     apply_step,
     infix,
     replay,
+    reversed_steps,
     subterm_at,
 )
 from eqsat_uopc.saturation.explain.search import ChainSearch
@@ -25,5 +27,6 @@ __all__ = [
     "apply_step",
     "infix",
     "replay",
+    "reversed_steps",
     "subterm_at",
 ]

@@ -22,7 +22,7 @@ step that the subterm is there: the chain is a derivation of its result, not a l
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uir import uir_line
@@ -36,7 +36,9 @@ __all__ = [
     "RewriteStep",
     "apply_step",
     "infix",
+    "replace_at",
     "replay",
+    "reversed_steps",
     "subterm_at",
 ]
 
@@ -52,8 +54,10 @@ class RewriteStep:
     """One rewrite: `rule` (as the report names it), made by `by` ("egglog", or the hook that ran
     it: "greedy-seed", "index-algebra", "decided-comparisons"; "e-graph" for an unexplained
     step), turned `before`, the subterm at `path`, into `after` (every occurrence of it under
-    `path` when `everywhere`). `note`: for an unexplained step, what the search learnt (the egglog
-    rules that unite its two sides together, without a chain through them)."""
+    `path` when `everywhere`). `backwards`: the rule rewrote `after` into `before` (a term the rules
+    reached from the result's side; the e-class is an equality, so the step is read right to
+    left). `note`: for an unexplained step, what the search learnt (the egglog rules that unite its
+    two sides together, without a chain through them)."""
 
     rule: str
     by: str
@@ -62,14 +66,20 @@ class RewriteStep:
     path: tuple[int, ...] = ()
     everywhere: bool = False
     note: str = ""
+    backwards: bool = False
 
     @property
     def explained(self) -> bool:
         return self.rule != UNEXPLAINED
 
+    @property
+    def label(self) -> str:
+        """The rule and who ran it: `symbolic/add_zero [greedy-seed]`, `... [greedy-seed, backwards]`."""
+        return f"{self.rule} [{self.by}{', backwards' if self.backwards else ''}]"
+
     def line(self) -> str:
         """`divmod/div-sum-term [egglog]: (p0*4 + 8) // 4 -> p0*1 + 8 // 4`."""
-        return f"{self.rule} [{self.by}]: {infix(self.before)} -> {infix(self.after)}"
+        return f"{self.label}: {infix(self.before)} -> {infix(self.after)}"
 
 
 @dataclass(frozen=True)
@@ -109,7 +119,8 @@ def subterm_at(term: UOp, path: tuple[int, ...]) -> UOp:
     return u
 
 
-def _replace_at(term: UOp, path: tuple[int, ...], new: UOp) -> UOp:
+def replace_at(term: UOp, path: tuple[int, ...], new: UOp) -> UOp:
+    """term with its subterm at path replaced by new (that one place only)."""
     if not path:
         return new
     spine = [term]
@@ -138,7 +149,7 @@ def apply_step(term: UOp, step: RewriteStep, number: int = 0) -> UOp:
                 f"found {infix(at)}"
             )
         new = step.after
-    return _replace_at(term, step.path, new)
+    return replace_at(term, step.path, new)
 
 
 def replay(chain: RewriteChain) -> UOp:
@@ -150,6 +161,50 @@ def replay(chain: RewriteChain) -> UOp:
     if term is not chain.result:
         raise ReplayError(f"the steps give {infix(term)}, not the chain's result {infix(chain.result)}")
     return term
+
+
+def reversed_steps(start: UOp, steps: list[RewriteStep] | tuple[RewriteStep, ...]) -> list[RewriteStep]:
+    """The steps that take where `steps` end back to `start`, each read backwards (its two sides
+    swapped), last first. An everywhere step whose `after` also occurs where the step did not put
+    it (so that rewriting it back everywhere would overshoot) becomes one step per place it rewrote.
+    ReplayError if `steps` do not apply to `start`."""
+    terms = [start]
+    for k, step in enumerate(steps, 1):
+        terms.append(apply_step(terms[-1], step, k))
+    out: list[RewriteStep] = []
+    for k in range(len(steps) - 1, -1, -1):
+        step, before, after = steps[k], terms[k], terms[k + 1]
+        back = replace(step, before=step.after, after=step.before, backwards=not step.backwards)
+        if not step.everywhere:
+            out.append(back)
+            continue
+        try:
+            if apply_step(after, back) is before:
+                out.append(back)
+                continue
+        except ReplayError:
+            pass
+        old, new = subterm_at(before, step.path), subterm_at(after, step.path)
+        for place in _places(old, new, step.before, step.after):
+            out.append(replace(back, path=(*step.path, *place), everywhere=False))
+    return out
+
+
+def _places(old: UOp, new: UOp, before: UOp, after: UOp) -> list[tuple[int, ...]]:
+    """The paths in `new` at which `old` (the same term with `before` in those places) has `before`
+    where `new` has `after`: where an everywhere rewrite of before into after wrote."""
+    out: list[tuple[int, ...]] = []
+    todo: list[tuple[UOp, UOp, tuple[int, ...]]] = [(old, new, ())]
+    while todo:
+        o, n, path = todo.pop()
+        if o is n:
+            continue
+        if o is before and n is after:
+            out.append(path)
+            continue
+        pairs = list(enumerate(zip(o.src, n.src, strict=True)))
+        todo.extend((s, t, (*path, i)) for i, (s, t) in reversed(pairs))
+    return out
 
 
 # -- a compact infix form, for one step a line

@@ -6,31 +6,42 @@ searched for afterwards, over what the run left, in three moves.
 1. Congruence: the program and the result are split where they differ. At a pair of subterms of
    one e-class with the same operator, argument and type whose sources are pairwise in one
    e-class (or identical), the pair is the pairs of its sources; anywhere else it is one step.
-2. Attribution, pair by pair, the first move that works:
-   - one Python rule at the pair's root: a greedy rule (`symbolic/<name>`, the seed's rules sound
-     under the run's int semantics) or an index-algebra fold (`linear/<name>`);
-   - one egglog rule: on a fresh engine of the run's rule set holding only the two subterms, after
-     the analyses (the rules that only set bounds) ran to a fixed point, one iteration of one
-     rule's ruleset puts them in one e-class. The rule is found by bisection over the rules that
-     matched in the run (about 10 egglog iterations, each in a push/pop). One iteration applies
-     every match of the rule, so such a step may use it at more than one place inside the
-     subterm; its direction (left to right or back) is not recorded;
-   - the Python rules' greedy rewrite to a fixed point, one step per firing: when the fixed point
-     is the other side, or a term not known to be in another e-class, the rest is searched from
-     there (at most DETOURS times along one pair);
-   - a comparison the decided-comparisons hook decides (`linear/piecewise-compare`, where the rule
-     set has it);
+2. Attribution, pair by pair. First one rule: a Python rule at the pair's root (a greedy rule
+   `symbolic/<name>` of the seed, sound under the run's int semantics, or an index-algebra fold
+   `linear/<name>`; only the Python rules of the hooks that ran), or one egglog rule: on a fresh
+   engine of the run's rule set holding only the two subterms, after the analyses (the rules that
+   never union) ran to a fixed point, one iteration of one rule's ruleset puts them in one
+   e-class, the rule found by bisection over the rules that matched in the run (a birewrite's two
+   directions count as its one rule). One iteration applies every match of the rule, so such a
+   step may use it at more than one place inside the subterm.
+   Then the Python rules' rewrites of both sides to their fixed points: where they meet, the
+   steps of a's side, then those of b's side read backwards (`backwards`: the e-class is an
+   equality). Then, in order, the first of these moves whose chain names every step (else the
+   first that applied, else one unexplained step):
+   - the Python rules' fixed point of a, not known to be in another e-class than b, the rest
+     searched from there (at most DETOURS detours along one pair); then the seed's symbolic rules
+     alone (the greedy seed's spelling, which the algebra's folds can hide);
+   - a comparison the decided-comparisons hook decides (`linear/piecewise-compare`);
    - two sources in one e-class (`x != y`, x and y equal): the larger rewritten into the smaller
-     first (searched as a pair of its own), the rest searched from there;
-   - through a third member of the e-class: an e-node of its class over terms at hand (the
-     subterms of both sides, the e-graph's constants) that one named rule reaches, and from which
-     the rest is wholly named (at most THROUGH_CANDIDATES tried);
-   - sources whose e-class holds a constant (a bound pinned, a fold): that constant first (its own
-     steps), the rest searched from there.
+     first, the rest searched from there;
+   - two i32 sums whose summands agree up to one place: regrouped and reordered by
+     `comm_assoc/add-assoc` and `comm_assoc/add-comm`, one rotation or swap a step (regroup.py),
+     then the summands that differ rewritten in place;
+   - through a third member of the e-class: an e-node of its class in the run's e-graph over
+     terms at hand (the subterms of both sides, the e-graph's constants) that one named rule
+     reaches, and from which the rest is wholly named (at most THROUGH_CANDIDATES tried);
+   - sources whose e-class holds a constant (a bound pinned, a fold): that constant first, the
+     rest searched from there;
+   - through one egglog iteration: where the matched rules unite the pair on a fresh e-graph
+     within ITERATION_REACH iterations, the terms one iteration puts in a's class (or b's), the
+     nearest the other side first, each one named rule away, the rest searched from there.
+   A pair is searched once per detours left (the moves meet the same pairs again); a search makes
+   at most EGGLOG_PROGRAMS fresh e-graphs, after which no more egglog attributions are tried (the
+   count, not a clock: the same input gives the same chain).
 3. Otherwise the pair is one step `e-graph/unexplained`: its two sides are in one e-class of the
-   run, and no move above named the rules between them (several rules at once, the folding step).
-   Its note names the egglog rules that unite the two sides together in one or two iterations,
-   where there are such (delta debugging over the matched rules), without claiming a chain.
+   run, and no move above named the rules between them. Its note names the egglog rules that
+   unite the two sides together in one or two iterations, where there are such (delta debugging
+   over the matched rules), without claiming a chain.
 
 Every step is still checked, named or not (eqsat_uopc.verify.explanation).
 """
@@ -38,6 +49,8 @@ Every step is still checked, named or not (eqsat_uopc.verify.explanation).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from egglog import bindings
@@ -48,11 +61,20 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.linear.rules import ALGEBRA, ALGEBRA_NO_OVERFLOW
 from eqsat_uopc.rules.python_rules import ALGEBRA_RULES, PIECEWISE_COMPARE
-from eqsat_uopc.saturation.engine import Engine, engine_program
-from eqsat_uopc.saturation.explain.chain import UNEXPLAINED, RewriteChain, RewriteStep
+from eqsat_uopc.saturation.engine import Engine, default_pool, engine_program
+from eqsat_uopc.saturation.explain.chain import (
+    UNEXPLAINED,
+    RewriteChain,
+    RewriteStep,
+    replace_at,
+    reversed_steps,
+    subterm_at,
+)
+from eqsat_uopc.saturation.explain.regroup import ADD_ASSOC, ADD_COMM, is_sum, leaf_paths, regroup
 from eqsat_uopc.saturation.lower import Lowerer
 from eqsat_uopc.saturation.piecewise import decided_comparisons
 from eqsat_uopc.saturation.piecewise.compare import is_comparison
+from eqsat_uopc.saturation.serialize import Snapshot
 
 __all__ = ["MAX_PYTHON_STEPS", "MAX_STEPS", "ChainSearch"]
 
@@ -60,6 +82,12 @@ MAX_STEPS = 400  # steps of one chain at most: a longer one ends in one unexplai
 MAX_PYTHON_STEPS = 200  # firings of the Python rules in one attribution at most
 DETOURS = 3  # Python fixed points through a third term of the e-class, per pair at most
 THROUGH_CANDIDATES = 12  # members of an e-class tried as the middle of a step, at most
+ITERATION_CANDIDATES = 8  # terms of one egglog iteration tried as the middle of a step, a side
+ITERATION_MOVES = 24  # such moves in one chain at most (each runs an egglog iteration and its tries)
+ITERATION_DEPTH = 3  # depth of the new terms an iteration wrote that a candidate is built over
+ITERATION_MAX_SIZE = 400  # terms larger than this (nodes) are not iterated on
+ITERATION_REACH = 4  # iterations of the egglog rules a pair may be apart for the iteration move
+EGGLOG_PROGRAMS = 60  # fresh egglog e-graphs one chain's search makes at most (then no more attributions)
 ANALYSIS_ITERATIONS = 8  # iterations of the analyses before a rule is tried, at most
 _MAY_UNION = re.compile(r"\((union|rewrite|birewrite|subsume|delete)\b")
 
@@ -81,23 +109,40 @@ class ChainSearch:
         matched: frozenset[str] | None,
         constants: dict[Any, UOp] | None = None,
         egraph: Any = None,
+        hooks: frozenset[str] | None = None,
     ):
         self.class_of = class_of
         self.constants = constants or {}
         self.egraph = egraph
         self.rule_set, self.int_semantics = rule_set, int_semantics
-        self.matched = matched
+        # a birewrite's matches are counted per direction (`comm_assoc/add-assoc=>`), its unit by its name
+        self.matched = None if matched is None else frozenset(_rule_name(n) for n in matched)
+        # the Python rules of the hooks that ran: the seed's symbolic rules, the algebra's folds the rule
+        # set declares (a run without them never made their rewrites)
+        declared = {r.name for r in rule_set.rules(int_semantics)}
         algebra = ALGEBRA_NO_OVERFLOW if int_semantics == "no_overflow" else ALGEBRA
-        self.symbolic = sound_symbolic(int_semantics)
-        self.python = PatternMatcher(list(self.symbolic.rules) + list(algebra.rules))
+        folds = [r for r in algebra.rules if ALGEBRA_NAMES.get(r.name) in declared]
+        symbolic = list(sound_symbolic(int_semantics).rules)
+        seeded = hooks is None or "greedy-seed" in hooks
+        self.python = PatternMatcher(
+            (symbolic if seeded else []) + (folds if hooks is None or "index-algebra" in hooks else [])
+        )
+        self._seed_only = PatternMatcher(symbolic) if seeded and folds else None  # the seed's own rules
         self._algebra = frozenset(r.name for r in algebra.rules)
-        self._piecewise = PIECEWISE_COMPARE.name in {r.name for r in rule_set.rules(int_semantics)}
+        self._piecewise = PIECEWISE_COMPARE.name in declared
+        self._regrouping = all(  # the sum regrouping's two rules, in the run (where it matched them)
+            r in declared and (self.matched is None or r in self.matched) for r in (ADD_ASSOC, ADD_COMM)
+        )
         self._engine: Engine | None = None
         self._units: list[tuple[str, str]] | None = None
         self._analyses: tuple[str, ...] = ()
+        self._iteration_moves = 0
+        self._searched = {}
+        self._programs = 0  # fresh e-graphs of this chain's search (EGGLOG_PROGRAMS at most)
+        self.programs = 0
 
     def close(self) -> None:
-        """Free the egglog engine the search made (if it made one)."""
+        """Give the egglog engine the search leased back to the pool (if it leased one)."""
         if self._engine is not None:
             self._engine.release()
             self._engine = None
@@ -106,9 +151,21 @@ class ChainSearch:
     def chain(self, start: UOp, result: UOp) -> RewriteChain:
         """The steps from start to result (both in the run's e-graph, in one e-class)."""
         steps: list[RewriteStep] = []
+        self._iteration_moves = 0
+        self._searched: dict[tuple[UOp, UOp, int], list[RewriteStep]] = {}
+        self._programs = 0
         self._pair(start, result, (), steps, DETOURS)
         if len(steps) > MAX_STEPS:
             steps = [RewriteStep(UNEXPLAINED, "e-graph", start, result)]
+        self.programs = self._programs  # what the search took (fresh e-graphs), for a bench
+        self._programs = 0  # the hints have a budget of their own
+        notes: dict[tuple[UOp, UOp], str] = {}  # the hint of each unexplained step the chain kept
+        steps = [
+            s
+            if s.explained
+            else replace(s, note=notes.setdefault((s.before, s.after), self._together(s.before, s.after)))
+            for s in steps
+        ]
         return RewriteChain(start, result, tuple(steps), self.int_semantics)
 
     def _same_class(self, a: UOp, b: UOp) -> bool:
@@ -124,8 +181,23 @@ class ChainSearch:
         return ca is None or ca == self.class_of(b)
 
     def _pair(self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int) -> None:
+        """The steps from a to b (at path) appended to steps: each pair searched once per detours left
+        (the moves meet the same pairs again), a pair met again while it is searched is unexplained
+        there (a cycle of moves)."""
         if a is b or len(steps) > MAX_STEPS:
             return
+        key = (a, b, detours)
+        found = self._searched.get(key)
+        if found is None:
+            self._searched[key] = [RewriteStep(UNEXPLAINED, "e-graph", a, b)]  # while it is searched
+            found = []
+            self._search_pair(a, b, (), found, detours)
+            self._searched[key] = found
+        steps.extend(s if not path else replace(s, path=(*path, *s.path)) for s in found)
+
+    def _search_pair(
+        self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
+    ) -> None:
         if (
             a.op is b.op
             and a.arg == b.arg
@@ -145,30 +217,162 @@ class ChainSearch:
             steps.append(RewriteStep(unit, "egglog", a, b, path))
             return
         fixed, fired = self._python_fixed_point(a)
-        detour = detours > 0 and self._may_be_same_class(fixed, b) if fixed is not None else False
-        if fixed is not None and fired and (fixed is b or detour):
-            steps.extend(self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired)
-            self._pair(fixed, b, path, steps, detours - 1)
+        if self._meet(a, b, fired, path, steps):
             return
+        partial: list[list[RewriteStep]] = []  # chains with an unexplained step: the first, if nothing better
+        for attempt in self._attempts(a, b, path, fixed, fired, detours):
+            if attempt is None:
+                continue
+            if all(r.explained for r in attempt):
+                steps.extend(attempt)
+                return
+            partial.append(attempt)
+        if partial:
+            steps.extend(partial[0])
+            return
+        steps.append(RewriteStep(UNEXPLAINED, "e-graph", a, b, path))
+
+    def _attempts(
+        self,
+        a: UOp,
+        b: UOp,
+        path: tuple[int, ...],
+        fixed: UOp | None,
+        fired: list[tuple[str, UOp, UOp]],
+        detours: int,
+    ) -> Iterator[list[RewriteStep] | None]:
+        """The moves of attribution after one rule, in order, each a chain (None: the move does not
+        apply); the search takes the first wholly named one, and runs the later moves only when the
+        earlier ones left a step unexplained."""
+        if (
+            fixed is not None
+            and fired
+            and (fixed is b or (detours > 0 and self._may_be_same_class(fixed, b)))
+        ):
+            through = [self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired]
+            self._pair(fixed, b, path, through, detours - 1)
+            yield through
+            if detours > 0 and self._seed_only is not None:
+                # the seed's rules alone: the greedy seed's spelling, which the algebra's folds can hide
+                # from the rules that reached b (mixed-radix digits the e-graph recombined)
+                seed, fired_seed = self._python_fixed_point(a, self._seed_only)
+                if seed is not None and seed is not fixed and fired_seed and self._may_be_same_class(seed, b):
+                    alone = [
+                        self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired_seed
+                    ]
+                    self._pair(seed, b, path, alone, detours - 1)
+                    yield alone
         if self._decided(a, b):
-            steps.append(RewriteStep(PIECEWISE_COMPARE.name, "decided-comparisons", a, b, path))
-            return
+            yield [RewriteStep(PIECEWISE_COMPARE.name, "decided-comparisons", a, b, path)]
         if (same := self._equal_sources(a)) is not None:  # one source into the other, then the rest
             i, j = same
-            self._pair(a.src[j], a.src[i], (*path, j), steps, detours)
+            into: list[RewriteStep] = []
+            self._pair(a.src[j], a.src[i], (*path, j), into, detours)
             src = list(a.src)
             src[j] = a.src[i]
-            self._pair(a.replace(src=tuple(src)), b, path, steps, detours)
-            return
-        if detours > 0 and self._through_class(a, b, path, steps, detours):
-            return
+            self._pair(a.replace(src=tuple(src)), b, path, into, detours)
+            yield into
+        regrouped: list[RewriteStep] = []
+        yield regrouped if self._regrouped(a, b, path, regrouped, detours) else None
+        through_class: list[RewriteStep] = []
+        yield (
+            through_class if detours > 0 and self._through_class(a, b, path, through_class, detours) else None
+        )
         folded = self._constant_sources(a)
         if folded is not a:  # sources whose e-class holds a constant: those first, then the rest
+            through_constants: list[RewriteStep] = []
             for i, (s, t) in enumerate(zip(a.src, folded.src, strict=True)):
-                self._pair(s, t, (*path, i), steps, detours)
-            self._pair(folded, b, path, steps, detours)
-            return
-        steps.append(RewriteStep(UNEXPLAINED, "e-graph", a, b, path, note=self._together(a, b)))
+                self._pair(s, t, (*path, i), through_constants, detours)
+            self._pair(folded, b, path, through_constants, detours)
+            yield through_constants
+        iterated: list[RewriteStep] = []
+        yield iterated if detours > 0 and self._through_iteration(a, b, path, iterated, detours) else None
+
+    def _meet(
+        self,
+        a: UOp,
+        b: UOp,
+        fired: list[tuple[str, UOp, UOp]],
+        path: tuple[int, ...],
+        steps: list[RewriteStep],
+    ) -> bool:
+        """The Python rules' rewrites from a (`fired`, to its fixed point) and from b meet at a term t:
+        the steps a -> t, then b -> t read backwards (an index-algebra fold the seed's spelling showed,
+        undone towards the result's spelling). False if they do not meet."""
+        _, fired_b = self._python_fixed_point(b)
+        if not fired_b:
+            return False
+        on_b = {b: 0}
+        term = b
+        for k, (_, n, m) in enumerate(fired_b, 1):
+            term = term.substitute({n: m})
+            on_b.setdefault(term, k)
+        term, taken = a, 0
+        while term not in on_b:
+            if taken == len(fired):
+                return False
+            term = term.substitute({fired[taken][1]: fired[taken][2]})
+            taken += 1
+        forward = [self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired[:taken]]
+        back = [self._python_step(name, n, m, path, everywhere=True) for name, n, m in fired_b[: on_b[term]]]
+        steps.extend(forward)
+        steps.extend(reversed_steps_at(b, back, path))
+        return True
+
+    def _regrouped(
+        self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
+    ) -> bool:
+        """Two i32 sums whose summands agree up to some pairs: a's summands regrouped and reordered
+        into b's spelling by add-assoc and add-comm steps (regroup.py), then each summand that
+        differs rewritten into b's (a wholly named chain each). Summands pair by identity, then by
+        e-class; what is left is one summand of b that the rest of a's make (they become one sum in
+        its place) or one of a's that the rest of b's make (rewritten into their sum first).
+        Only where the run's rule set has both rules and they matched."""
+        if not (is_sum(a) and is_sum(b)) or not self._regrouping:
+            return False
+        own: list[RewriteStep] = []
+        leaves_a = [t for _, t in leaf_paths(a)]
+        left_b = leaf_paths(b)
+        odd_a: list[UOp] = []
+        for t in leaves_a:
+            k = next((i for i, (_, u) in enumerate(left_b) if u is t), None)
+            if k is None:
+                odd_a.append(t)
+            else:
+                left_b.pop(k)
+        pairs: list[tuple[tuple[int, ...], UOp]] = []  # (b's summand path, the term of a's in its place)
+        for t in list(odd_a):
+            k = next((i for i, (_, u) in enumerate(left_b) if self._same_class(t, u)), None)
+            if k is not None:
+                pairs.append((left_b.pop(k)[0], t))
+                odd_a.remove(t)
+        if len(odd_a) == 1 and len(left_b) > 1:  # a's summand into the sum of b's summands left first
+            place = next(p for p, t in leaf_paths(a) if t is odd_a[0])
+            made = left_b[0][1]
+            for _, u in left_b[1:]:
+                made = a.replace(src=(made, u))
+            self._pair(odd_a[0], made, (*path, *place), own, detours)
+            a = replace_at(a, place, made)
+            odd_a, left_b = [], []
+        if (odd_a or left_b) and not (odd_a and len(left_b) == 1):
+            return False  # several summands of each side left: no one place to rewrite them in
+        if left_b:
+            made = odd_a[0]
+            for t in odd_a[1:]:
+                made = a.replace(src=(made, t))
+            pairs.append((left_b[0][0], made))
+        middle = b
+        for place, t in pairs:
+            middle = replace_at(middle, place, t)
+        if middle is a and not pairs:
+            return False
+        own.extend(regroup(a, middle, path))
+        for place, t in pairs:
+            self._pair(t, subterm_at(b, place), (*path, *place), own, detours)
+        if not all(s.explained for s in own) or len(steps) + len(own) > MAX_STEPS:
+            return False
+        steps.extend(own)
+        return True
 
     def _through_class(
         self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
@@ -207,6 +411,154 @@ class ChainSearch:
                 steps.extend(rest)
                 return True
         return False
+
+    def _through_iteration(
+        self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
+    ) -> bool:
+        """Two steps or more through a term m that one iteration of the egglog rules puts in a's e-class
+        on an e-graph of a alone (the rewrites of a at its root, whatever the run's e-graph kept of
+        them): one named rule from a to m, then a wholly named chain from m to b. Only where the
+        matched rules unite a and b on an e-graph of the two within ITERATION_REACH iterations (k),
+        and only through an m that they unite with b within k, the nearest first, then those whose
+        sources are in the e-classes of b's (the rest is congruence). Failing that, the same from
+        b's side: a wholly named chain from a to a term m of b's class, then m -> b by one rule, read
+        backwards. At most ITERATION_CANDIDATES a side, ITERATION_MOVES such moves a chain; a move
+        to an m no nearer b than a counts as one of the DETOURS of a pair."""
+        reach = self._iterations_apart(a, b, ITERATION_REACH)
+        if reach is None or reach < 1:
+            return False  # not within reach of the egglog rules alone
+        for backwards in (False, True):
+            start, goal = (b, a) if backwards else (a, b)
+            if self._iteration_moves >= ITERATION_MOVES:
+                return False
+            self._iteration_moves += 1
+            ranked = []
+            for m in self._iteration_terms(start):
+                apart = self._iterations_apart(m, goal, reach)
+                if apart is not None:
+                    ranked.append((apart, not self._congruent(m, goal), m.size, len(ranked), m))
+            ranked.sort(key=lambda r: r[:4])
+            tried = 0
+            for apart, *_, m in ranked:
+                if tried >= ITERATION_CANDIDATES:
+                    break
+                tried += 1
+                rest: list[RewriteStep] = []
+                left = detours if apart < reach else detours - 1  # nearer b, or a detour less
+                if backwards:
+                    self._pair(a, m, path, rest, left)
+                else:
+                    self._pair(m, b, path, rest, left)
+                if not all(r.explained for r in rest) or len(steps) + len(rest) >= MAX_STEPS:
+                    continue
+                one = self._one_rule(start, m, path)
+                if one is None:
+                    continue
+                if backwards:
+                    steps.extend(rest)
+                    steps.append(replace(one, before=m, after=start, backwards=not one.backwards))
+                else:
+                    steps.append(one)
+                    steps.extend(rest)
+                return True
+        return False
+
+    def _iterations_apart(self, a: UOp, b: UOp, limit: int) -> int | None:
+        """The fewest iterations (at most limit) of the matched egglog rules that unite a and b on an
+        e-graph of the two (after the analyses), 0 if the analyses do; None if more than limit."""
+        if a is b:
+            return 0
+        if a.shape or b.shape or a.dtype is not b.dtype or max(a.size, b.size) > ITERATION_MAX_SIZE:
+            return None
+        engine = self._engine_for()
+        if not self._units:
+            return None
+        if self._programs >= EGGLOG_PROGRAMS:
+            return None
+        self._programs += 1
+        engine.checkpoint()  # the pool's engine holds its program begun: each try is undone by a rollback
+        egraph = engine.egraph
+        try:
+            lowerer = Lowerer(egraph)
+            ia, ib = lowerer.lower(a), lowerer.lower(b)
+            lowerer.flush()
+            egraph.parse_and_run_program("(run bookkeeping 1)")
+            self._analyse(engine, egraph)
+            everything = engine.combined((*self._analyses, *(r for r, _ in self._units)))
+            for k in range(limit + 1):
+                if _value(egraph, ia) == _value(egraph, ib):
+                    return k
+                if k < limit:
+                    egraph.parse_and_run_program(f"(run {everything} 1)")
+                    egraph.parse_and_run_program("(run bookkeeping 1)")
+            return None
+        finally:
+            engine.rollback()
+
+    def _congruent(self, m: UOp, b: UOp) -> bool:
+        """Same operator, argument and type as b, and sources pairwise in one e-class of the run."""
+        return (
+            m.op is b.op
+            and m.arg == b.arg
+            and m.dtype is b.dtype
+            and len(m.src) == len(b.src)
+            and all(self._same_class(s, t) for s, t in zip(m.src, b.src, strict=True))
+        )
+
+    def _iteration_terms(self, a: UOp) -> list[UOp]:
+        """The terms other than a of a's e-class after one iteration of the matched egglog rules on an
+        e-graph of a alone (after the analyses): one per e-node of the class, over a's subterms and
+        the terms the iteration wrote (to depth ITERATION_DEPTH)."""
+        if a.shape or a.size > ITERATION_MAX_SIZE:
+            return []
+        engine = self._engine_for()
+        if not self._units:
+            return []
+        if self._programs >= EGGLOG_PROGRAMS:
+            return []
+        self._programs += 1
+        engine.checkpoint()  # the pool's engine holds its program begun: each try is undone by a rollback
+        egraph = engine.egraph
+        try:
+            lowerer = Lowerer(egraph)
+            lowerer.lower(a)
+            lowerer.flush()
+            egraph.parse_and_run_program("(run bookkeeping 1)")
+            self._analyse(engine, egraph)
+            egraph.parse_and_run_program(f"(run {engine.combined(tuple(r for r, _ in self._units))} 1)")
+            egraph.parse_and_run_program("(run bookkeeping 1)")
+            snapshot = Snapshot(egraph)
+            ids = snapshot.class_ids()
+            graph = snapshot.to_egraph(lowerer.args, (), None)
+        finally:
+            engine.rollback()
+        known: dict[Any, UOp] = {}
+        for u, name in lowerer.ids.items():
+            value = snapshot.by_name.get(name)
+            if value is not None:
+                known.setdefault(ids[value], u)
+        root = ids[snapshot.by_name[lowerer.ids[a]]]
+        memo: dict[Any, UOp | None] = {}
+
+        def term(cls: Any, depth: int) -> UOp | None:
+            if cls in known:
+                return known[cls]
+            if depth == 0 or cls in memo:
+                return memo.get(cls)
+            memo[cls] = None  # a cycle back to this class gives nothing
+            for node in graph.classes[cls].nodes:
+                t = _term_of(node, graph.classes[cls], [term(c, depth - 1) for c in node.children])
+                if t is not None:
+                    memo[cls] = t
+                    break
+            return memo[cls]
+
+        out: dict[UOp, None] = {}
+        for node in graph.classes[root].nodes:
+            m = _term_of(node, graph.classes[root], [term(c, ITERATION_DEPTH) for c in node.children])
+            if m is not None and m is not a and m.dtype is a.dtype:
+                out[m] = None
+        return list(out)
 
     def _one_rule(self, a: UOp, b: UOp, path: tuple[int, ...]) -> RewriteStep | None:
         """The step a -> b by one named rule (a Python rule at a's root, one egglog rule), or None."""
@@ -252,16 +604,19 @@ class ChainSearch:
             )
         return RewriteStep(f"symbolic/{name}", "greedy-seed", a, b, path, everywhere)
 
-    def _python_fixed_point(self, term: UOp) -> tuple[UOp | None, list[tuple[str, UOp, UOp]]]:
-        """The Python rules' rewrite of term to a fixed point, innermost first, one firing a step
-        (a shared subterm rewritten everywhere at once, as the greedy engine does); None past
+    def _python_fixed_point(
+        self, term: UOp, rules: PatternMatcher | None = None
+    ) -> tuple[UOp | None, list[tuple[str, UOp, UOp]]]:
+        """The Python rules' (or `rules`') rewrite of term to a fixed point, innermost first, one firing
+        a step (a shared subterm rewritten everywhere at once, as the greedy engine does); None past
         MAX_PYTHON_STEPS firings."""
+        rules = rules or self.python
         fired: list[tuple[str, UOp, UOp]] = []
         while True:
             for n in term.toposort(enter_call_bodies=False):
-                m = self.python.rewrite(n)
+                m = rules.rewrite(n)
                 if m is not None and m is not n:
-                    fired.append((self.python.last_fired.name, n, m))
+                    fired.append((rules.last_fired.name, n, m))
                     term = term.substitute({n: m})
                     break
             else:
@@ -286,7 +641,11 @@ class ChainSearch:
         units = self._units
         if not units:
             return None
-        egraph = engine.begin()
+        if self._programs >= EGGLOG_PROGRAMS:
+            return None
+        self._programs += 1
+        engine.checkpoint()  # the pool's engine holds its program begun: each try is undone by a rollback
+        egraph = engine.egraph
         try:
             lowerer = Lowerer(egraph)
             ia, ib = lowerer.lower(a), lowerer.lower(b)
@@ -332,7 +691,7 @@ class ChainSearch:
                     return [name for _, name in units]
                 chunk = max(1, chunk // 2)
         finally:
-            engine.release()
+            engine.rollback()
 
     def _together(self, a: UOp, b: UOp) -> str:
         """For an unexplained step: the egglog rules that unite a and b together, in one iteration or
@@ -360,7 +719,8 @@ class ChainSearch:
 
     def _engine_for(self) -> Engine:
         if self._engine is None:
-            self._engine = Engine(self.rule_set, self.int_semantics)
+            # the pool's engine of the whole rule set: built once per process, not per explanation
+            self._engine = default_pool().lease(self.rule_set, self.int_semantics)
             forms: dict[str, list[str]] = {}
             for text, unit in engine_program(self.rule_set, self.int_semantics).forms:
                 if unit is not None:
@@ -375,6 +735,31 @@ class ChainSearch:
                 if u[0] not in analyses and (self.matched is None or u[1] in self.matched)
             ]
         return self._engine
+
+
+def reversed_steps_at(start: UOp, steps: list[RewriteStep], path: tuple[int, ...]) -> list[RewriteStep]:
+    """reversed_steps of steps found on start, the subterm at `path` (the steps' paths are from the root)."""
+    local = [replace(s, path=s.path[len(path) :]) for s in steps]
+    return [replace(s, path=(*path, *s.path)) for s in reversed_steps(start, local)]
+
+
+def _term_of(node: Any, cls: Any, kids: list[UOp | None]) -> UOp | None:
+    """The term of an e-node of class cls over the terms kids (None if one is missing, or if the
+    e-node makes no term of the class's type over them)."""
+    if any(k is None for k in kids):
+        return None
+    if node.op is Ops.CONST:
+        return UOp.const(node.arg, cls.dtype) if not cls.shape else None
+    try:
+        term = UOp(node.op, tuple(kids), node.arg)
+    except Exception:  # an e-node over terms of another type than the class's
+        return None
+    return term if term.dtype is cls.dtype and term.shape == cls.shape else None
+
+
+def _rule_name(matched: str) -> str:
+    """The rule of a name in a report's matches: `comm_assoc/add-assoc` for either direction of it."""
+    return matched[:-2] if matched.endswith(("=>", "<=")) else matched
 
 
 def _value(egraph: bindings.EGraph, name: int) -> Any:
