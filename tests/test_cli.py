@@ -241,7 +241,7 @@ def test_the_limits_options_take_none_and_default_to_the_work_limits(capsys):
     assert main(args) == 0
     config = json.loads(capsys.readouterr().out)["config"]
     limits = ("match_budget", "time_limit", "extract_branch_limit", "extract_time_limit")
-    assert [config[k] for k in limits] == [2_000_000, None, 10_000, None]
+    assert [config[k] for k in limits] == [1_000_000, None, 100, None]
     more = ["--match-budget", "5_000", "--time-limit", "2.5", "--extract-branch-limit", "none"]
     assert main([*args, *more, "--extract-time-limit", "3"]) == 0
     config = json.loads(capsys.readouterr().out)["config"]

@@ -18,7 +18,7 @@ def test_defaults_live_in_one_place_and_every_setting_has_help():
         "int_semantics": "wrap",
         "node_budget": 10_000,
         "iter_limit": 30,
-        "match_budget": 2_000_000,
+        "match_budget": 1_000_000,
         "time_limit": None,
         "match_limit": 1000,
         "ban_length": 5,
@@ -28,7 +28,7 @@ def test_defaults_live_in_one_place_and_every_setting_has_help():
         "prune_rules": True,
         "cost": "dag_size",
         "extractor": "auto",
-        "extract_branch_limit": 10_000,
+        "extract_branch_limit": 100,
         "extract_time_limit": None,
         "pulses": 3,
         "validate": True,
@@ -146,7 +146,7 @@ def test_optimize_pulses_again_after_rules_held_back_only_when_one_could_fit_in_
     monkeypatch.undo()
 
     def held(final_enodes: int, forecasts: dict[str, int]) -> SaturationReport:
-        report = SaturationReport("default", "no_overflow", 10_000, 30, 2_000_000)
+        report = SaturationReport("default", "no_overflow", 10_000, 30, 1_000_000)
         report.stop_reason, report.held_back = StopReason.NODE_BUDGET, forecasts
         report.enodes.append(final_enodes)
         return report
