@@ -14,9 +14,11 @@ corpus and semantics and over all:
   wall-clock default: those a loaded machine could cut short);
 - the exact extractor: its branch-and-bound nodes over all its solves, the largest, and its seconds;
 - with `--against`, the results that differ from the digest file's (same hashes as bench/digest.py).
-The default `match_budget` and `extract_branch_limit` (eqsat_uopc.saturation.config) sit above the
-largest of these, so they change no result on these corpora; matches and nodes are counts, not
-times, so this script prints the same counts on any machine (its seconds vary with the load).
+The default `match_budget` (eqsat_uopc.saturation.config) sits above the largest run's matches, so
+it changes no result on these corpora; the default `extract_branch_limit` (AUTO_BRANCH_LIMIT,
+extract/registry.py) sits above every search but one, which it stops with the same program,
+unproved (their comments give the figures). Matches and nodes are counts, not times: this script
+prints the same counts on any machine (its seconds vary with the load).
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ AUTO_GREEDY_MAX_ENODES = 50_000  # greedy_dag's cost sets grow with depth: quadr
 # branch-and-bound nodes the exact extractor's solves may explore in all, by default: a deterministic
 # bound on its search (a time limit is not: under load it cuts the search elsewhere). On the bundled
 # corpora (6,113 exact extractions, bench/work_limits.py) one search took more (116 nodes, 4.8 CPU
-# seconds; at 100 it returns the same program, unproved), the next most 65; a node costs 0.01-0.2
+# seconds; at 100 it returns the same program, unproved), the next most 65; a node costs 0.02-0.2
 # CPU seconds on these ILPs (up to 400 e-nodes), so the limit keeps a search to seconds, as the 5 s
 # wall-clock default it replaces did on a quiet machine
 AUTO_BRANCH_LIMIT = 100

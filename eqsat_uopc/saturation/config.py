@@ -37,7 +37,7 @@ __all__ = ["DEFAULT_CONFIG", "DEFAULT_MATCH_BUDGET", "FIELD_HELP", "SaturationCo
 # egglog rule matches a run may make by default. Above every run of the bundled corpora (6,814 runs
 # of 6,572 programs, both int semantics: at most 755,227, the 99th percentile 70,572;
 # bench/work_limits.py), so that it changes none of their results; a run that reaches it has spent
-# a few CPU seconds (130,000 to 500,000 matches a CPU second on the corpora's largest runs), about
+# a few CPU seconds (130,000 to 850,000 matches a CPU second on the corpora's largest runs), about
 # what the 5 s wall-clock default it replaces allowed on a quiet machine
 DEFAULT_MATCH_BUDGET = 1_000_000
 
