@@ -62,8 +62,11 @@ def _fail(expected: str, text: str) -> NoReturn:
     raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
 
 
-def integer(minimum: int | None = None, maximum: int | None = None) -> Callable[[str], int]:
-    """An int in [minimum, maximum] (either end open when None)."""
+def integer(
+    minimum: int | None = None, maximum: int | None = None, allow_none: bool = False
+) -> Callable[[str], int | None]:
+    """An int in [minimum, maximum] (either end open when None), and the word `none` for no limit,
+    when allowed."""
     if minimum is not None and maximum is not None:
         expected = f"an integer from {minimum} to {maximum}"
     elif minimum is not None:
@@ -72,8 +75,11 @@ def integer(minimum: int | None = None, maximum: int | None = None) -> Callable[
         expected = f"an integer <= {maximum}"
     else:
         expected = "an integer"
+    expected += " or 'none'" if allow_none else ""
 
-    def parse(text: str) -> int:
+    def parse(text: str) -> int | None:
+        if allow_none and text == "none":
+            return None
         try:
             value = int(text.replace("_", ""))
         except ValueError:

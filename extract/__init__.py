@@ -1,6 +1,7 @@
 """Cost models and extractors over the serialized e-graph (eqsat_uopc.extract).
 
-`extract(egraph, cost="dag_size", extractor="auto", time_limit=None) -> Extraction` runs one
+`extract(egraph, cost="dag_size", extractor="auto", branch_limit=AUTO_BRANCH_LIMIT, time_limit=None)
+-> Extraction` runs one
 extractor under one cost model and checks the result before returning it (check.py: every root
 chosen, chosen e-nodes belong to their e-classes, closed under children, acyclic; programs rebuilt
 through UOp's type checks; cost recomputed from the programs). `cost_of(program, cost)` prices any
@@ -11,9 +12,9 @@ Registries:
   `kind` ("tree" | "dag" | "depth") and `node_cost(op, arg, dtype, shape)` is a cost model too
   (cost.py). A CONST or PARAM leaf costs 1 in the size and depth models.
 - EXTRACTORS: bottom_up (optimal_for "tree": tree and depth costs), greedy_dag (None), exact
-  (an ILP through HiGHS, optimal_for "dag", with a time limit), egglog_tree and egglog_dag (egglog's
-  own, through egraph.meta["egglog"]; None). "auto": bottom_up for tree/depth models, exact for DAG
-  models up to AUTO_EXACT_MAX_ENODES e-nodes (AUTO_TIME_LIMIT seconds unless given), greedy_dag above.
+  (an ILP through HiGHS, optimal_for "dag", within a branch limit and an optional time limit),
+  egglog_tree and egglog_dag (egglog's own, through egraph.meta["egglog"]; None). "auto": bottom_up
+  for tree/depth models, exact for DAG models up to AUTO_EXACT_MAX_ENODES e-nodes, greedy_dag above.
 
 Ties break deterministically: lower cost, then the e-class earlier in e-graph order, then the e-node
 earlier in its e-class (bottom_up, greedy_dag); the exact extractor returns whichever optimum HiGHS
@@ -43,16 +44,16 @@ from eqsat_uopc.extract.ilp import IlpExtractor
 from eqsat_uopc.extract.latency import DEFAULT_LATENCY_TABLE, Latency, load_latency_table, save_latency_table
 from eqsat_uopc.extract.problem import ExtractionProblem, Solution
 from eqsat_uopc.extract.registry import (
+    AUTO_BRANCH_LIMIT,
     AUTO_EXACT_MAX_ENODES,
-    AUTO_TIME_LIMIT,
     EXTRACTORS,
     choose_extractor,
     extractor_named,
 )
 
 __all__ = [
+    "AUTO_BRANCH_LIMIT",
     "AUTO_EXACT_MAX_ENODES",
-    "AUTO_TIME_LIMIT",
     "COST_ALIASES",
     "COST_KINDS",
     "COST_MODELS",

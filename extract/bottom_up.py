@@ -75,7 +75,9 @@ class BottomUpExtractor:
     name = "bottom_up"
     optimal_for = "tree"
 
-    def extract(self, problem: ExtractionProblem, time_limit: float | None = None) -> Solution:
+    def extract(
+        self, problem: ExtractionProblem, time_limit: float | None = None, branch_limit: int | None = None
+    ) -> Solution:
         kind = "depth" if problem.kind == "depth" else "tree"
         cost, best = bottom_up_costs(problem, kind)
         choice = {k: n for k, n in enumerate(best) if n >= 0}

@@ -28,7 +28,9 @@ class EgglogExtractor:
         self.name = name
         self.mode = mode
 
-    def extract(self, problem: ExtractionProblem, time_limit: float | None = None) -> Solution:
+    def extract(
+        self, problem: ExtractionProblem, time_limit: float | None = None, branch_limit: int | None = None
+    ) -> Solution:
         egraph = problem.egraph
         handle = egraph.meta.get("egglog") if isinstance(egraph.meta, Mapping) else None
         if handle is None or not callable(getattr(handle, "extract", None)):

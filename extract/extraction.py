@@ -8,6 +8,7 @@ that claims a cost or a lower bound above the recomputed cost is reported as an 
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from eqsat_uopc.extract.cost import cost_model, cost_of, costs_of
 from eqsat_uopc.extract.egraph import ClassId, EGraph, ENode
 from eqsat_uopc.extract.errors import ExtractionError
 from eqsat_uopc.extract.problem import ExtractionProblem
-from eqsat_uopc.extract.registry import choose_extractor, extractor_named
+from eqsat_uopc.extract.registry import AUTO_BRANCH_LIMIT, choose_extractor, extractor_named
 
 from eqsat_uopc.bulk import gc_paused
 from eqsat_uopc.ir.uop import UOp
@@ -80,6 +81,15 @@ class Extraction:
         return costs_of(self.programs)
 
 
+def _takes_branch_limit(extractor: Any) -> bool:
+    """Does the extractor's extract take a branch_limit keyword (registry.py: the exact one does)?"""
+    try:
+        params = inspect.signature(extractor.extract).parameters
+    except (TypeError, ValueError):
+        return False
+    return "branch_limit" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
 def _tolerance(x: float) -> float:
     return 1e-9 * max(1.0, abs(x))
 
@@ -90,14 +100,18 @@ def extract(
     cost: str | Any = "dag_size",
     extractor: str | Any = "auto",
     *,
+    branch_limit: int | None = AUTO_BRANCH_LIMIT,
     time_limit: float | None = None,
     candidates: Sequence[UOp | tuple[UOp, ...]] = (),
 ) -> Extraction:
     """The best program the extractor finds in egraph under cost (a name in COST_MODELS or a model).
 
     extractor: a name in EXTRACTORS, "auto" (see registry.py for the policy) or an extractor object.
-    time_limit: seconds, for extractors that honour one (exact); None means no limit, except under
-    "auto", which gives the exact extractor AUTO_TIME_LIMIT seconds.
+    branch_limit: branch-and-bound nodes, for extractors that honour one (exact: its ILP solver's,
+    over all its solves); a deterministic bound, so the same e-graph gives the same result on any
+    machine. None means no limit.
+    time_limit: seconds, for extractors that honour one (exact); None (the default) means no limit.
+    Wall-clock: a search it cuts short is cut elsewhere under another load, with another result.
     candidates: programs (one per root, or a UOp for a single root) known to be in the e-graph;
     the result is never costlier than any of them that the e-graph represents as a choice (a
     heuristic extractor may miss them): a cheaper candidate replaces the extractor's result, with
@@ -107,14 +121,15 @@ def extract(
     t0 = time.perf_counter()
     problem = ExtractionProblem(egraph, model)
     if isinstance(extractor, str):
-        if extractor == "auto":
-            chosen, limit = choose_extractor(problem.kind, problem.num_nodes, time_limit)
-        else:
-            chosen, limit = extractor_named(extractor), time_limit
+        auto = extractor == "auto"
+        chosen = choose_extractor(problem.kind, problem.num_nodes) if auto else extractor_named(extractor)
     else:
-        chosen, limit = extractor, time_limit
+        chosen = extractor
     name = getattr(chosen, "name", type(chosen).__name__)
-    solution = chosen.extract(problem, limit)
+    if _takes_branch_limit(chosen):
+        solution = chosen.extract(problem, time_limit, branch_limit=branch_limit)
+    else:  # an extractor of the older protocol, extract(problem, time_limit)
+        solution = chosen.extract(problem, time_limit)
     full = problem.to_ids(solution.choice)
     for r in egraph.roots:
         if r not in full:

@@ -267,7 +267,9 @@ class GreedyDagExtractor:
     def __init__(self, improve: bool = True) -> None:
         self.improve = improve
 
-    def extract(self, problem: ExtractionProblem, time_limit: float | None = None) -> Solution:
+    def extract(
+        self, problem: ExtractionProblem, time_limit: float | None = None, branch_limit: int | None = None
+    ) -> Solution:
         choice, _ = greedy_dag_choice(problem)
         if self.improve:
             choice = improve_choice(problem, choice)

@@ -1,4 +1,4 @@
-"""Exact DAG extraction: an integer linear program solved by HiGHS (highspy), with a time limit.
+"""Exact DAG extraction: an integer linear program solved by HiGHS (highspy), within a branch limit.
 
 Variables: x_n in {0, 1} per e-node (chosen or not), y_c in {0, 1} per e-class (needed or not).
 Constraints:
@@ -18,8 +18,15 @@ Why cuts and not the textbook level variables (t_c >= t_d + 1 - M (1 - x_n)): on
 relaxation and HiGHS spent 20 s proving what the cuts prove in a fraction of a second.
 
 Each solve is a relaxation of the true problem (fewer cycle cuts), so its optimum is a valid lower
-bound; an acyclic optimum is therefore optimal. On a time-out the best acyclic choice known (the
-warm start or a better one found) is returned with `optimal=False` and the last proved bound.
+bound; an acyclic optimum is therefore optimal. When a limit stops the search, the best acyclic
+choice known (the warm start or a better one found) is returned with `optimal=False`, the last
+proved bound, and `info["limit"]` naming the limit. The limits: `branch_limit`, the branch-and-bound
+nodes HiGHS may explore over all the solves (its `mip_max_nodes`, given what is left to each
+solve), deterministic, so a search it stops stops at the same place on any machine; MAX_ROUNDS cut
+rounds and NEC_BUDGET below, deterministic too; and `time_limit`, wall-clock, off unless given,
+which under load cuts the search elsewhere. HiGHS has no deterministic limit on the work before its
+first node (presolve, the root's cuts and heuristics): that work depends on the model's size only,
+which "auto" bounds by choosing this extractor for small e-graphs only (registry.py).
 
 Necessary e-classes (`necessary_classes`): the e-classes every finite term of an e-class contains,
 a greatest fixpoint over the e-graph. They give valid rows y_c <= y_d (d necessary for c; y_d = 1
@@ -248,12 +255,15 @@ class _Model:
         return len(batch)
 
     def solve(
-        self, start: dict[int, int], time_limit: float | None
+        self, start: dict[int, int], time_limit: float | None, branch_limit: int | None
     ) -> tuple[str, dict[int, int] | None, float]:
-        """Run the MIP from the warm start: (status, chosen e-node per e-class or None, lower bound)."""
+        """Run the MIP from the warm start: (status, chosen e-node per e-class or None, lower bound).
+        The status is "optimal", "Branch limit reached" (branch_limit nodes explored), or HiGHS's."""
         h, hs = self.h, self.hs
         if time_limit is not None:
             h.setOptionValue("time_limit", max(time_limit, 0.0))
+        if branch_limit is not None:
+            h.setOptionValue("mip_max_nodes", max(branch_limit, 0))
         x = [0.0] * (len(self.nodes) + len(self.classes))
         for c in self.problem.needed(start):
             x[self.col[start[c]]] = 1.0
@@ -271,8 +281,13 @@ class _Model:
         if info.primal_solution_status == 2:
             values = h.getSolution().col_value
             choice = {self.problem.node_class[n]: n for n, j in self.col.items() if values[j] > 0.5}
-        name = h.modelStatusToString(status)
-        return ("optimal" if status == hs.HighsModelStatus.kOptimal else name), choice, bound
+        if status == hs.HighsModelStatus.kOptimal:
+            name = "optimal"
+        elif branch_limit is not None and info.mip_node_count >= branch_limit:
+            name = "Branch limit reached"  # HiGHS says "Solution limit reached" for its node limit
+        else:
+            name = h.modelStatusToString(status)
+        return name, choice, bound
 
 
 def _chosen_cycles(problem: ExtractionProblem, choice: dict[int, int]) -> list[set[int]]:
@@ -363,12 +378,14 @@ def _kept_nodes(problem: ExtractionProblem, ok: list[bool]) -> tuple[dict[int, l
 
 
 class IlpExtractor:
-    """Optimal DAG extraction by ILP (HiGHS); says whether it proved optimality within the time limit."""
+    """Optimal DAG extraction by ILP (HiGHS); says whether it proved optimality within its limits."""
 
     name = "exact"
     optimal_for = "dag"
 
-    def extract(self, problem: ExtractionProblem, time_limit: float | None = None) -> Solution:
+    def extract(
+        self, problem: ExtractionProblem, time_limit: float | None = None, branch_limit: int | None = None
+    ) -> Solution:
         t0 = time.perf_counter()
         greedy = improve_choice(problem, greedy_dag_choice(problem)[0])
         if any(r not in greedy for r in problem.roots):
@@ -400,22 +417,32 @@ class IlpExtractor:
         for comp in nx.strongly_connected_components(graph):
             if len(comp) > 1:
                 model.cycle_cuts(comp)
-        return _solve(problem, model, best, time_limit, t0)
+        return _solve(problem, model, best, (time_limit, branch_limit), t0)
 
 
 def _solve(
-    problem: ExtractionProblem, model: _Model, best: dict[int, int], time_limit: float | None, t0: float
+    problem: ExtractionProblem,
+    model: _Model,
+    best: dict[int, int],
+    limits: tuple[float | None, int | None],
+    t0: float,
 ) -> Solution:
-    """Solve, cut the cycles the solution chose, solve again, until acyclic, out of time or rounds."""
+    """Solve, cut the cycles the solution chose, solve again, until acyclic or out of branches, time
+    or rounds (limits: the time limit and the branch limit, None for none)."""
+    time_limit, branch_limit = limits
     best_cost = problem.dag_cost(best)
     proved, bound, status, rounds = False, None, "", 0
     while rounds < MAX_ROUNDS:
         rounds += 1
         remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
         if remaining is not None and remaining <= 0 and rounds > 1:
-            status = "Time limit reached"
+            status, rounds = "Time limit reached", rounds - 1  # rounds: the solves run
             break
-        status, choice, round_bound = model.solve(best, remaining)
+        branches = None if branch_limit is None else branch_limit - model.bb_nodes
+        if branches is not None and branches <= 0 and rounds > 1:
+            status, rounds = "Branch limit reached", rounds - 1
+            break
+        status, choice, round_bound = model.solve(best, remaining, branches)
         if math.isfinite(round_bound):
             bound = round_bound if bound is None else max(bound, round_bound)
         if choice is None or any(r not in choice for r in problem.roots):
@@ -433,7 +460,7 @@ def _solve(
             break  # pragma: no cover  (a chosen cycle always violates a cut not yet added)
     if bound is not None and model.integral:
         bound = math.ceil(bound - 1e-6)
-    info = {
+    info: dict[str, Any] = {
         "status": status,
         "columns": len(model.nodes),
         "rows": model.rows,
@@ -441,6 +468,10 @@ def _solve(
         "bb_nodes": model.bb_nodes,
         "lp_iterations": model.lp_iterations,
     }
+    if not proved:
+        limit = _limit_reached(status, rounds, model.bb_nodes, limits)
+        if limit:
+            info["limit"] = limit
     if problem.kind != "dag":
         return Solution(best, optimal=None, info=info)
     if proved:
@@ -448,3 +479,21 @@ def _solve(
     elif bound is not None:
         bound = min(bound, best_cost)
     return Solution(best, optimal=proved, bound=bound, info=info)
+
+
+def _limit_reached(
+    status: str, rounds: int, bb_nodes: int, limits: tuple[float | None, int | None]
+) -> str | None:
+    """The limit that stopped an unproved search, in words (None if none did: no acyclic solution)."""
+    time_limit, branch_limit = limits
+    if status == "Branch limit reached":
+        nodes = f"{bb_nodes:,} branch-and-bound node{'s' if bb_nodes != 1 else ''}"
+        return f"branch_limit {branch_limit:,} reached ({nodes}, {rounds} solve{'s' if rounds != 1 else ''})"
+    if status == "Time limit reached":
+        return (
+            f"time_limit {time_limit:g} s reached (wall-clock: under another load the search stops "
+            "elsewhere, with another result)"
+        )
+    if rounds >= MAX_ROUNDS and status == "optimal":
+        return f"MAX_ROUNDS {MAX_ROUNDS} cut rounds reached"
+    return None

@@ -24,7 +24,8 @@ class Solution:
     """An extractor's answer: e-class index -> chosen e-node index (may include unneeded e-classes).
 
     optimal: True if the extractor proved the choice optimal for the problem's cost model, False if
-    an exact extractor stopped (time limit) before proving it, None if it makes no claim.
+    an exact extractor stopped (a limit: info["limit"] says which) before proving it, None if it
+    makes no claim.
     bound: a proved lower bound on the optimal cost, where the extractor has one.
     claimed_cost: the extractor's own idea of the cost, checked against the recomputed one.
     """

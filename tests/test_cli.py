@@ -113,7 +113,7 @@ def test_the_saturation_line_shows_every_time_the_report_has():
     from eqsat_uopc.saturation import SaturationReport
 
     times = {"egglog_time": 0.5, "fold_time": 0.25, "lower_time": 0.125, "raise_time": 0.004}
-    r = SaturationReport("default", "wrap", 100, 10, 1.0, engine_time=0.002, other_time=0.001, **times)
+    r = SaturationReport("default", "wrap", 100, 10, 10_000, engine_time=0.002, other_time=0.001, **times)
     r.start_times = {"greedy-seed": 0.03, "index-algebra": 0.015}
     assert phase_times(r) == (
         "hook starts 0.045 s, engine 0.002 s, lowering 0.125 s, egglog 0.500 s, folding 0.250 s, "
@@ -236,6 +236,24 @@ def test_every_setting_is_an_option_and_budget_is_an_alias(capsys):
     assert exit_.value.code == 2 and "expected yes or no, got 'maybe'" in capsys.readouterr().err
 
 
+def test_the_limits_options_take_none_and_default_to_the_work_limits(capsys):
+    args = ["optimize", str(EXAMPLES / "call_sq.uir"), "--json"]
+    assert main(args) == 0
+    config = json.loads(capsys.readouterr().out)["config"]
+    limits = ("match_budget", "time_limit", "extract_branch_limit", "extract_time_limit")
+    assert [config[k] for k in limits] == [1_000_000, None, 100, None]
+    more = ["--match-budget", "5_000", "--time-limit", "2.5", "--extract-branch-limit", "none"]
+    assert main([*args, *more, "--extract-time-limit", "3"]) == 0
+    config = json.loads(capsys.readouterr().out)["config"]
+    assert [config[k] for k in limits] == [5_000, 2.5, None, 3.0]
+    with pytest.raises(SystemExit) as exit_:
+        main([*args, "--extract-branch-limit", "0"])
+    assert exit_.value.code == 2
+    assert "argument --extract-branch-limit: expected an integer >= 1 or 'none', got '0'" in (
+        capsys.readouterr().err
+    )
+
+
 def test_optimize_names_the_rules_a_run_held_back_for_the_budget(tmp_path, capsys):
     from eqsat_uopc import UOp
     from eqsat_uopc.ir.uir import to_uir
@@ -253,7 +271,7 @@ def test_optimize_names_the_rules_a_run_held_back_for_the_budget(tmp_path, capsy
         "# saturation: node_budget after 5 iterations, holding back comm_assoc/mul-assoc "
         "(53,072 matches forecast); "
     )
-    report = SaturationReport("default", "wrap", 100, 30, 5.0)
+    report = SaturationReport("default", "wrap", 100, 30, 10_000)
     assert report.held_back_summary() == ""
     report.held_back = {"a": 500, "b": 120, "c": 9_000, "d": 130}
     assert report.held_back_summary() == (

@@ -3,7 +3,7 @@
 import dataclasses
 
 import pytest
-from eqsat_uopc.extract import CostModelError, ExtractionError
+from eqsat_uopc.extract import AUTO_BRANCH_LIMIT, CostModelError, ExtractionError
 from eqsat_uopc.rules import rule_set
 
 from eqsat_uopc import SaturationConfig, UOp, compare, optimize, saturate
@@ -18,7 +18,8 @@ def test_defaults_live_in_one_place_and_every_setting_has_help():
         "int_semantics": "wrap",
         "node_budget": 10_000,
         "iter_limit": 30,
-        "time_limit": 5.0,
+        "match_budget": 1_000_000,
+        "time_limit": None,
         "match_limit": 1000,
         "ban_length": 5,
         "seed_greedy": True,
@@ -27,11 +28,21 @@ def test_defaults_live_in_one_place_and_every_setting_has_help():
         "prune_rules": True,
         "cost": "dag_size",
         "extractor": "auto",
-        "extract_time_limit": 5.0,
+        "extract_branch_limit": 100,
+        "extract_time_limit": None,
         "pulses": 3,
         "validate": True,
     }
     assert sorted(FIELD_HELP) == sorted(f.name for f in dataclasses.fields(SaturationConfig))
+
+
+def test_the_default_limits_count_work_and_the_wall_clock_ones_are_off():
+    # a wall-clock limit that stops a run gives another result under another load (docs/DESIGN.md,
+    # "Determinism"): by default only counts stop a run or an exact extraction
+    assert (DEFAULT_CONFIG.time_limit, DEFAULT_CONFIG.extract_time_limit) == (None, None)
+    assert DEFAULT_CONFIG.extract_branch_limit == AUTO_BRANCH_LIMIT
+    c = DEFAULT_CONFIG.replace(time_limit=2.5, extract_time_limit=1.0, extract_branch_limit=None)
+    assert (c.time_limit, c.extract_time_limit, c.extract_branch_limit) == (2.5, 1.0, None)
 
 
 @pytest.mark.parametrize(
@@ -42,6 +53,9 @@ def test_defaults_live_in_one_place_and_every_setting_has_help():
         ({"time_limit": "5"}, SaturationError, "time_limit must be a number of seconds, got '5'"),
         ({"time_limit": float("nan")}, SaturationError, "time_limit must be positive, got nan"),
         ({"extract_time_limit": -1}, SaturationError, "extract_time_limit must be positive, got -1"),
+        ({"extract_branch_limit": 0}, SaturationError, "extract_branch_limit must be positive, got 0"),
+        ({"extract_branch_limit": 2.0}, SaturationError, "extract_branch_limit must be an int, got 2.0"),
+        ({"match_budget": -5}, SaturationError, "match_budget must be positive, got -5"),
         ({"match_limit": True}, SaturationError, "match_limit must be an int, got True"),
         ({"pulses": 0}, SaturationError, "pulses must be positive, got 0"),
         ({"seed_greedy": 1}, SaturationError, "seed_greedy must be True or False, got 1"),
@@ -132,7 +146,7 @@ def test_optimize_pulses_again_after_rules_held_back_only_when_one_could_fit_in_
     monkeypatch.undo()
 
     def held(final_enodes: int, forecasts: dict[str, int]) -> SaturationReport:
-        report = SaturationReport("default", "no_overflow", 10_000, 30, 60.0)
+        report = SaturationReport("default", "no_overflow", 10_000, 30, 1_000_000)
         report.stop_reason, report.held_back = StopReason.NODE_BUDGET, forecasts
         report.enodes.append(final_enodes)
         return report

@@ -47,9 +47,7 @@ def _outcome(program, **settings):
 
 @pytest.mark.parametrize("int_semantics", ["wrap", "no_overflow"])
 def test_a_warm_engine_gives_what_a_cold_one_gives(int_semantics):
-    settings = dict(
-        int_semantics=int_semantics, node_budget=4_000, time_limit=60.0, iter_limit=12, stop_at_constant=False
-    )
+    settings = dict(int_semantics=int_semantics, node_budget=4_000, iter_limit=12, stop_at_constant=False)
     cold = []
     for p in CAVIAR + INDEX:
         clear_pool()

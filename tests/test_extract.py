@@ -180,12 +180,37 @@ def test_hill_climbing_lets_a_root_reuse_another_root():
         assert (r.programs, r.cost) == ((UOp.const(True), UOp.const(True).where(X, X)), 3)
 
 
+def _needs_three_branch_and_bound_nodes() -> EGraph:
+    # 90 e-nodes whose ILP takes three solves of one branch-and-bound node each (two rounds of cuts)
+    rng = random.Random(42)
+    return random_egraph(rng, [random_program(rng, 20, 3) for _ in range(12)], merges=80)
+
+
+def test_exact_branch_limit_stops_the_search_at_the_same_place_every_time():
+    g = _needs_three_branch_and_bound_nodes()
+    full = extract(g, "dag_size", "exact", branch_limit=None)
+    assert (full.cost, full.optimal, full.info["bb_nodes"], full.info["rounds"]) == (24, True, 3, 3)
+    assert "limit" not in full.info
+    for _ in range(2):  # a count, not a time: the same result under any load
+        cut = extract(g, "dag_size", "exact", branch_limit=2)
+        assert (cut.cost, cut.optimal, cut.bound) == (25, False, 24)
+        assert cut.info["status"] == "Branch limit reached"
+        assert cut.info["limit"] == "branch_limit 2 reached (2 branch-and-bound nodes, 2 solves)"
+    one = extract(g, "dag_size", "exact", branch_limit=1)
+    assert one.info["limit"] == "branch_limit 1 reached (1 branch-and-bound node, 1 solve)"
+    assert extract(g, "dag_size", "exact").optimal is True  # the default, AUTO_BRANCH_LIMIT, is ample here
+
+
 def test_exact_time_limit_returns_its_best_unproved():
     rng = random.Random(2000)
     g = random_egraph(rng, [random_program(rng, 80, 4) for _ in range(71)], merges=710)
     greedy = extract(g, "dag_size", "greedy_dag")
     r = extract(g, "dag_size", "exact", time_limit=0)
     assert (r.optimal, r.info["status"]) == (False, "Time limit reached")
+    assert r.info["limit"] == (
+        "time_limit 0 s reached (wall-clock: under another load the search stops elsewhere, with another "
+        "result)"
+    )
     assert r.cost <= greedy.cost
     assert g.num_enodes > 400  # above AUTO_EXACT_MAX_ENODES, "auto" is the greedy DAG extractor
     assert extract(g, "dag_size", "auto", time_limit=0).extractor == "greedy_dag"

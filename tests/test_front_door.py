@@ -110,13 +110,21 @@ BAD_VALUES = [
     ),
     (
         ["optimize", SQ, "--time-limit", "nan"],
-        "argument --time-limit: expected a number of seconds > 0, got 'nan'",
+        "argument --time-limit: expected a number of seconds > 0 or 'none', got 'nan'",
     ),
     (
         ["optimize", SQ, "--extract-time-limit", "-1"],
         "argument --extract-time-limit: expected a number of seconds > 0 or 'none', got '-1'",
     ),
     (["optimize", SQ, "--pulses", "1.5"], "argument --pulses: expected an integer >= 1, got '1.5'"),
+    (
+        ["optimize", SQ, "--match-budget", "none"],
+        "argument --match-budget: expected an integer >= 1, got 'none'",
+    ),
+    (
+        ["optimize", SQ, "--extract-branch-limit", "-3"],
+        "argument --extract-branch-limit: expected an integer >= 1 or 'none', got '-3'",
+    ),
     (["optimize", SQ, "--seed-greedy", "maybe"], "argument --seed-greedy: expected yes or no, got 'maybe'"),
     (
         ["show", SQ, "--out", "g.gif"],

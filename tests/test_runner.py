@@ -82,6 +82,13 @@ def test_the_other_limits_say_which():
         "time_limit",
         "time_limit 1e-09 s reached",
     )
+    assert timed.stop_detail.endswith("; wall-clock: another load may stop the run elsewhere)")
+    worked = saturate(_product_of_ten(), match_budget=1).report
+    assert (worked.stop_reason, worked.stop_detail) == (
+        "match_budget",
+        f"match_budget 1 reached ({worked.rule_matches:,} rule matches in 1 iteration)",
+    )
+    assert worked.rule_matches > 1
     decided = saturate(UOp.param(0) * 0).report
     assert (decided.stop_reason, decided.stop_detail) == (
         "constant",

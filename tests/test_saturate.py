@@ -12,7 +12,7 @@ from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.examples import load_example
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.saturation import SaturationError, StopReason, saturate
+from eqsat_uopc.saturation import DEFAULT_CONFIG, SaturationError, StopReason, saturate
 from tests.strategies import closed_programs, programs
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.uir"))
@@ -175,6 +175,8 @@ def test_deterministic() -> None:
         ({"iter_limit": -1}, "iter_limit must be positive, got -1"),
         ({"time_limit": 0}, "time_limit must be positive, got 0"),
         ({"time_limit": "1"}, "time_limit must be a number of seconds, got '1'"),
+        ({"match_budget": 0}, "match_budget must be positive, got 0"),
+        ({"match_budget": 1e6}, "match_budget must be an int, got 1000000.0"),
         (
             {"rules": "nope"},
             "unknown rule set 'nope' (known: none, symbolic, evaluate, run, ac, default, default+synth; "
@@ -249,6 +251,27 @@ def test_time_limit() -> None:
     assert s.report.stop_reason == StopReason.TIME_LIMIT
     assert s.report.iterations == 0
     assert s.report.enodes == [31]
+
+
+@pytest.mark.parametrize(
+    ("budget", "detail", "enodes"),
+    [
+        (1, "match_budget 1 reached (29 rule matches in 1 iteration)", [31, 74]),
+        (100, "match_budget 100 reached (192 rule matches in 2 iterations)", [31, 74, 286]),
+        (1000, "match_budget 1,000 reached (1,934 rule matches in 3 iterations)", [31, 74, 286, 2136]),
+    ],
+)
+def test_match_budget_stops_after_the_iteration_that_reaches_it(budget, detail, enodes) -> None:
+    # a count of egglog's matches, not a time: the same run stops at the same iteration on any machine
+    for _ in range(2):
+        report = saturate(_add_chain(16), rules="ac", node_budget=10**7, match_budget=budget).report
+        assert (report.stop_reason, report.stop_detail, report.enodes) == ("match_budget", detail, enodes)
+
+
+def test_unlimited_by_the_match_budget_the_chain_stops_holding_a_rule_back() -> None:
+    report = saturate(_add_chain(16), rules="ac", node_budget=10**7).report
+    assert (report.stop_reason, report.rule_matches, report.iterations) == ("node_budget", 143_972, 20)
+    assert report.rule_matches < DEFAULT_CONFIG.match_budget
 
 
 def test_backoff_bans_the_exploding_rule() -> None:

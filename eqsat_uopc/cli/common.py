@@ -132,8 +132,10 @@ def saturation_options(p: argparse.ArgumentParser, extra_costs: Sequence[str] = 
             kw.update(type=rules_spec, metavar="SPEC")  # names checked here, files when loaded
         elif f.name in choices:
             kw["choices"] = choices[f.name]
-        elif f.name == "extract_time_limit":
+        elif f.name in ("time_limit", "extract_time_limit"):  # wall-clock, off by default
             kw.update(type=seconds(allow_none=True), metavar="S|none")
+        elif f.name == "extract_branch_limit":
+            kw.update(type=integer(minimum=1, allow_none=True), metavar="N|none")
         elif isinstance(default, float):
             kw.update(type=seconds(), metavar="S")
         else:

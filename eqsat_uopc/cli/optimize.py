@@ -86,6 +86,8 @@ def _cmd_optimize(args: argparse.Namespace) -> int:
         _print_measured(ext.info["measured"], config.int_semantics)
     else:
         proof = OPTIMALITY[ext.optimal]
+        if ext.optimal is False and ext.info.get("limit"):  # the limit that stopped it, in words
+            proof = proof.removesuffix(")") + f": {ext.info['limit']})"
         print(f"# cost ({ext.cost_model}): {ext.cost:g}, {proof}; int semantics {config.int_semantics}")
         if config.cost == "latency":
             print(f"# latency table: {latency_table()}")

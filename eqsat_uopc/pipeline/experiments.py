@@ -34,7 +34,7 @@ import numpy as np
 
 from eqsat_uopc.backend import compile_c
 from eqsat_uopc.corpus import VERDICTS, CorpusEntry, caviar_path, load_corpus
-from eqsat_uopc.extract import EXTRACTORS, cost_of, extract
+from eqsat_uopc.extract import AUTO_BRANCH_LIMIT, EXTRACTORS, cost_of, extract
 from eqsat_uopc.greedy import PatternMatcher, graph_rewrite, symbolic
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
@@ -283,12 +283,14 @@ def extractor_table(
     egraph: Any,
     cost: str = "dag_size",
     extractors: Sequence[str] | None = None,
-    time_limit: float | None = 5.0,
+    time_limit: float | None = None,
+    branch_limit: int | None = AUTO_BRANCH_LIMIT,
 ) -> list[dict[str, Any]]:
-    """Every extractor (default: all of EXTRACTORS) on one e-graph: cost, optimality claim, seconds."""
+    """Every extractor (default: all of EXTRACTORS) on one e-graph: cost, optimality claim, seconds.
+    branch_limit and time_limit bound the exact one (see eqsat_uopc.extract.extract)."""
     rows = []
     for name in EXTRACTORS if extractors is None else extractors:
-        res = extract(egraph, cost=cost, extractor=name, time_limit=time_limit)
+        res = extract(egraph, cost=cost, extractor=name, branch_limit=branch_limit, time_limit=time_limit)
         rows.append(
             {
                 "extractor": name,

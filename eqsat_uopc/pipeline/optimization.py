@@ -174,7 +174,8 @@ def _replaced(
 
 def _may_improve(report: SaturationReport) -> bool:
     """Can a new pulse, with the whole budget free, find more than the run of `report`? Not after it
-    saturated, found a constant or ran out of time; yes after its iteration limit or an iteration
+    saturated, found a constant or reached its match budget or time limit (a new pulse would get
+    that work again); yes after its iteration limit or an iteration
     rolled back for the budget. After a run that stopped holding rules back (their forecast matches
     exceeded the room left), only if it was held for want of room: one of them would fit in a whole
     budget, or the run had used more than half of it. A rule whose forecast exceeds the whole

@@ -10,7 +10,16 @@ SaturationConfig and pass it through, so a budget or a cost model means the same
 
 A config is validated when it is made: a bad value raises SaturationError naming the setting,
 before any work. The defaults finish in seconds per program, for interactive use and corpus
-sweeps; raise `node_budget` and `time_limit` for larger e-graphs.
+sweeps; raise `node_budget` and `match_budget` for larger e-graphs.
+
+The limits that stop a run by default measure work, not time, so that the same program and
+settings give the same result on any machine under any load (docs/DESIGN.md, "Determinism"):
+`node_budget` (e-nodes), `iter_limit` (iterations) and `match_budget` (egglog's rule matches over
+the run) for saturation, `extract_branch_limit` (the ILP solver's branch-and-bound nodes) for an
+exact extractor. The wall-clock limits, `time_limit` and `extract_time_limit`, are off (None) by
+default: set one as a safety net, knowing that a run it stops stops earlier on a loaded machine,
+with another result (the report says so: stop reason "time_limit", or the exact extractor's
+status "Time limit reached").
 """
 
 from __future__ import annotations
@@ -19,10 +28,18 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from eqsat_uopc.extract import AUTO_BRANCH_LIMIT
 from eqsat_uopc.rules import INT_SEMANTICS, RULE_SETS, RuleSet, resolve_rule_set
 from eqsat_uopc.saturation.errors import SaturationError
 
-__all__ = ["DEFAULT_CONFIG", "FIELD_HELP", "SaturationConfig", "resolve_config"]
+__all__ = ["DEFAULT_CONFIG", "DEFAULT_MATCH_BUDGET", "FIELD_HELP", "SaturationConfig", "resolve_config"]
+
+# egglog rule matches a run may make by default. Above every run of the bundled corpora (6,814 runs
+# of 6,572 programs, both int semantics: at most 755,227, the 99th percentile 70,572;
+# bench/work_limits.py), so that it changes none of their results; a run that reaches it has spent
+# a few CPU seconds (130,000 to 850,000 matches a CPU second on the corpora's largest runs), about
+# what the 5 s wall-clock default it replaces allowed on a quiet machine
+DEFAULT_MATCH_BUDGET = 1_000_000
 
 FIELD_HELP: dict[str, str] = {
     "rules": "saturation rule set: a name in eqsat_uopc.rules.RULE_SETS, a bundled family, a .egg family "
@@ -31,7 +48,10 @@ FIELD_HELP: dict[str, str] = {
     "int_semantics": "'wrap' (int32 wraparound) or 'no_overflow' (no intermediate result overflows)",
     "node_budget": "e-nodes the e-graph may hold; an iteration that overshoots is rolled back",
     "iter_limit": "saturation iterations at most",
-    "time_limit": "seconds of saturation at most (checked between iterations)",
+    "match_budget": "egglog rule matches over the run at most, the deterministic measure of saturation's "
+    "work (checked between iterations: the iteration that passes it is kept)",
+    "time_limit": "seconds of saturation at most, checked between iterations (None: no limit); wall-clock, "
+    "so a run it stops depends on the machine's load: a safety net, off by default",
     "match_limit": "back-off: a rule matching more often in one iteration is banned ...",
     "ban_length": "... for this many iterations (both double at each new ban of that rule)",
     "stop_at_constant": "stop as soon as the root's e-class holds a constant, the cheapest program under "
@@ -48,7 +68,10 @@ FIELD_HELP: dict[str, str] = {
     "in the program or built by rules that can fire); no runs every rule (same e-graph, more time)",
     "cost": "cost model for extraction (a name in COST_MODELS, or a model object)",
     "extractor": "extractor (a name in EXTRACTORS, or 'auto')",
-    "extract_time_limit": "seconds an exact extractor may take (None: no limit)",
+    "extract_branch_limit": "branch-and-bound nodes an exact extractor's ILP solver may explore over all "
+    "its solves, the deterministic measure of its search (None: no limit)",
+    "extract_time_limit": "seconds an exact extractor may take (None: no limit); wall-clock, so a result it "
+    "cuts short depends on the machine's load: a safety net, off by default",
     "pulses": "optimize only: saturations at most, each restarted from the previous one's extracted "
     "program while a run stops at the node budget or iteration limit and its extraction is cheaper "
     "than the program it started from (Caviar's pulsing)",
@@ -66,7 +89,8 @@ class SaturationConfig:
     int_semantics: str = "wrap"
     node_budget: int = 10_000
     iter_limit: int = 30
-    time_limit: float = 5.0
+    match_budget: int = DEFAULT_MATCH_BUDGET
+    time_limit: float | None = None
     match_limit: int = 1000
     ban_length: int = 5
     seed_greedy: bool = True
@@ -75,7 +99,8 @@ class SaturationConfig:
     prune_rules: bool = True
     cost: Any = "dag_size"
     extractor: Any = "auto"
-    extract_time_limit: float | None = 5.0
+    extract_branch_limit: int | None = AUTO_BRANCH_LIMIT
+    extract_time_limit: float | None = None
     pulses: int = 3
     validate: bool = True
 
@@ -91,11 +116,13 @@ class SaturationConfig:
             raise SaturationError(
                 f"int_semantics must be 'wrap' or 'no_overflow', got {self.int_semantics!r}"
             )
-        for name in ("node_budget", "iter_limit", "match_limit", "ban_length", "pulses"):
+        for name in ("node_budget", "iter_limit", "match_budget", "match_limit", "ban_length", "pulses"):
             _check_positive(name, getattr(self, name), integer=True)
-        _check_positive("time_limit", self.time_limit, integer=False)
-        if self.extract_time_limit is not None:
-            _check_positive("extract_time_limit", self.extract_time_limit, integer=False)
+        if self.extract_branch_limit is not None:
+            _check_positive("extract_branch_limit", self.extract_branch_limit, integer=True)
+        for name in ("time_limit", "extract_time_limit"):
+            if getattr(self, name) is not None:
+                _check_positive(name, getattr(self, name), integer=False)
         for name in ("seed_greedy", "stop_at_constant", "shortcut_decided", "prune_rules", "validate"):
             if not isinstance(getattr(self, name), bool):
                 raise SaturationError(f"{name} must be True or False, got {getattr(self, name)!r}")

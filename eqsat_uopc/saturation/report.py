@@ -16,7 +16,8 @@ class StopReason(StrEnum):
     SATURATED = "saturated"  # an iteration changed nothing (and no rule was banned by back-off)
     NODE_BUDGET = "node_budget"  # the next iteration would have passed the budget: rolled back
     ITER_LIMIT = "iter_limit"
-    TIME_LIMIT = "time_limit"
+    MATCH_BUDGET = "match_budget"  # the rules' matches over the run reached match_budget (deterministic)
+    TIME_LIMIT = "time_limit"  # wall-clock: only when a time limit was set, and load-dependent
     CONSTANT = "constant"  # the root's e-class holds a constant: nothing is cheaper (stop_at_constant)
     HOOK = "hook"  # a hook stopped the run (hooks.StopRun, or a reason from before_iteration)
 
@@ -29,7 +30,11 @@ class SaturationReport:
     """One run. enodes[0]/eclasses[0] are the lowered program; enodes[i] the size after iteration i,
     iteration_times[i - 1] the wall time iteration i took (egglog, the hooks, reading sizes back).
 
-    Why it stopped: `stop_reason`, and `stop_detail` in words, which says which limit it was. A
+    Why it stopped: `stop_reason`, and `stop_detail` in words, which says which limit it was. The
+    limits `node_budget`, `iter_limit` and `match_budget` (egglog's rule matches over the
+    iterations, `rule_matches`) measure work, so a run they stop stops at the same place on any
+    machine; `time_limit` (None unless set) is wall-clock, and a run it stops ("time_limit") may
+    stop elsewhere on another run under another load. A
     "node_budget" stop is one of two things: the budget was *reached* (`budget_stop` "reached": an
     iteration passed `node_budget` e-nodes and was undone, `rolled_back`, its size in `overshoot`)
     or it was *not* (`budget_stop` "forecast": nothing changed but for rules held back because their
@@ -61,7 +66,8 @@ class SaturationReport:
     int_semantics: str
     node_budget: int
     iter_limit: int
-    time_limit: float
+    match_budget: int
+    time_limit: float | None = None
     stop_reason: StopReason = StopReason.SATURATED
     iterations: int = 0
     enodes: list[int] = field(default_factory=list)
@@ -75,6 +81,7 @@ class SaturationReport:
     rolled_back: bool = False
     overshoot: int | None = None
     matches: dict[str, int] = field(default_factory=dict)  # rule name -> matches over the run
+    rule_matches: int = 0  # egglog's rule matches over the iterations (an undone one too): the work
     held_back: dict[str, int] = field(default_factory=dict)  # rule name -> forecast matches (see above)
     rules_pruned: int = 0  # rule units left out: their queries can never match (prune_rules, relevance.py)
     decided_without_engine: bool = False  # the root was a constant before any rule: no engine (see above)

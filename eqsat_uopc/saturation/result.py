@@ -154,10 +154,17 @@ class Saturation:
         egraph = self.egraph
         return egraph if self._extractable_cache is None else self._extractable_cache
 
-    def extract(self, cost: Any = None, extractor: Any = None, time_limit: float | None = ...) -> Extraction:
-        """The best equivalent program under cost (see eqsat_uopc.extract.extract); cost, extractor and
-        time_limit default to the config's (cost, extractor, extract_time_limit). time_limit bounds an
-        exact extractor (None: no limit), whose result then says if it proved optimality. The result
+    def extract(
+        self,
+        cost: Any = None,
+        extractor: Any = None,
+        time_limit: float | None = ...,
+        branch_limit: int | None = ...,
+    ) -> Extraction:
+        """The best equivalent program under cost (see eqsat_uopc.extract.extract); cost, extractor,
+        time_limit and branch_limit default to the config's (cost, extractor, extract_time_limit,
+        extract_branch_limit). They bound an exact extractor (None: no limit; branch_limit is
+        deterministic, time_limit wall-clock), whose result then says if it proved optimality. The result
         is never costlier than the program itself or the terms the hooks put in its e-class (the
         greedy seed: all passed as extraction candidates, which a heuristic extractor can miss)."""
         c = self.config
@@ -166,6 +173,7 @@ class Saturation:
             cost=c.cost if cost is None else cost,
             extractor=c.extractor if extractor is None else extractor,
             time_limit=c.extract_time_limit if time_limit is ... else time_limit,
+            branch_limit=c.extract_branch_limit if branch_limit is ... else branch_limit,
             candidates=(*self.seeds.root_terms.values(), self.program),
         )
         return dataclasses.replace(res, report=self.report, saturation=self)

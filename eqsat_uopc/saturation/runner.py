@@ -19,7 +19,9 @@ One run, step by step (Runner.run):
      checkpoint taken before a risky iteration, or the kept iterations replayed on a clean e-graph:
      egglog is deterministic; both give the kept e-graph exactly), so the e-graph extraction sees
      never has more than `node_budget` e-nodes; or nothing changed but for rules held back;
-   - "iter_limit", "time_limit" (checked between iterations: egglog cannot be interrupted);
+   - "iter_limit", "match_budget" (egglog's rule matches over the run, a deterministic measure of
+     the work), and "time_limit" only when one is set (wall-clock, so load-dependent: a safety net),
+     all checked between iterations (egglog cannot be interrupted);
    - "constant": the root's e-class holds a scalar constant (checked before the first iteration
      too), when `stop_at_constant`;
    - "hook": a hook asked to stop (hooks/base.py: `before_iteration` or `StopRun`).
@@ -122,7 +124,12 @@ class Runner:
         self.ran = False
         rs = config.rule_set
         self.report = SaturationReport(
-            rs.name, config.int_semantics, config.node_budget, config.iter_limit, config.time_limit
+            rs.name,
+            config.int_semantics,
+            config.node_budget,
+            config.iter_limit,
+            config.match_budget,
+            config.time_limit,
         )
 
     @gc_paused()  # the greedy seed, lowering and the hooks build objects per node, no cycles
@@ -296,10 +303,19 @@ class Runner:
             if rep.iterations >= rep.iter_limit:
                 self._stop(StopReason.ITER_LIMIT, f"iter_limit {rep.iter_limit} reached")
                 return
-            elapsed = time.perf_counter() - start
-            if elapsed >= rep.time_limit:
+            if rep.rule_matches >= rep.match_budget:
                 self._stop(
-                    StopReason.TIME_LIMIT, f"time_limit {rep.time_limit:g} s reached ({elapsed:.2f} s)"
+                    StopReason.MATCH_BUDGET,
+                    f"match_budget {rep.match_budget:,} reached ({rep.rule_matches:,} rule matches in "
+                    f"{rep.iterations} iteration{'s' if rep.iterations != 1 else ''})",
+                )
+                return
+            elapsed = time.perf_counter() - start
+            if rep.time_limit is not None and elapsed >= rep.time_limit:
+                self._stop(
+                    StopReason.TIME_LIMIT,
+                    f"time_limit {rep.time_limit:g} s reached ({elapsed:.2f} s; wall-clock: "
+                    "another load may stop the run elsewhere)",
                 )
                 return
             if self._hook_stops():
@@ -400,6 +416,7 @@ class Runner:
             sched.record(report.num_matches_per_rule, rep.enodes[sched.iteration])
             if record:
                 rep.count_matches(report.num_matches_per_rule)
+                rep.rule_matches += sum(report.num_matches_per_rule.values())
         if self.iterating:
             snap = self._read()
             t = time.perf_counter()

@@ -105,8 +105,9 @@ KERNEL_HOOKS: tuple[type[Hook], ...] = (*(h for h in HOOKS if not h.iterates), S
 
 
 # the mode's saturation settings: no_overflow rules (the proofs check both semantics), the index-op
-# cost model, 10 s per kernel (a kernel is one run, however many expressions it has)
-KERNEL_CONFIG = SaturationConfig(int_semantics="no_overflow", time_limit=10.0, cost=TINYGRAD_OPS)
+# cost model; the default work limits (a kernel is one run, however many expressions it has), and no
+# wall-clock limit, so that a kernel gets the same program under any load
+KERNEL_CONFIG = SaturationConfig(int_semantics="no_overflow", cost=TINYGRAD_OPS)
 
 
 @dataclass(frozen=True)
@@ -267,6 +268,7 @@ def _whole(ke: KernelExpressions, settings: SimplifierSettings, report: KernelRe
             cost=config.cost,
             extractor=config.extractor,
             time_limit=config.extract_time_limit,
+            branch_limit=config.extract_branch_limit,
             candidates=candidates,
         )
     finally:
