@@ -3,7 +3,11 @@
 - Inside `where(c, t, f)`, c is true in t and false in f: `where(s < 8, where(s < 8, p, q)*3, q + 2)`
   is `where(s < 8, p*3, q + 2)`. What c implies is used too: a comparison of the same linear form
   that c decides (`s < 10` is true in t, `s < 5` false in f), the operands of an `&&` in t and of an
-  `||` in f, the operand of a `!`.
+  `||` in f, the operand of a `!`; and a division or remainder by a constant whose numerator stays
+  within one period where c has its value (`where(1 < i && i < 12, (i - 2) % 16, 0)` is
+  `where(..., i - 2, 0)`): the numerator's linear form is bounded as a sum of multiples of the
+  narrowed comparisons' forms plus the rest (`narrowed_bounds`), which finds what a box of bounds
+  per variable does not (`p0 - 40*p1 - 10*p2` under `2 <= 4*p1 + p2 <= 10`).
 - A boolean term (AND, OR, NOT, XOR in every spelling: WHERE, MAX, MUL, ADD, CMPNE and CMPLT on
   bools) over atoms (i32 comparisons, bool inputs) is evaluated on every consistent assignment of
   its atoms: comparisons of one linear form are assigned the values that form takes between their
@@ -25,10 +29,10 @@ from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import ALU, Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.linear.compare import difference
-from eqsat_uopc.linear.form import LinearForm, atom_bounds
+from eqsat_uopc.linear.form import LinearForm, atom_bounds, fits_i32, is_index
 from eqsat_uopc.semantics.alu import exec_alu
 
-__all__ = ["BOOL_OPS", "assume", "fold_bool", "fold_where"]
+__all__ = ["BOOL_OPS", "assume", "fold_bool", "fold_where", "narrowed_bounds"]
 
 _MAX_ROWS = 512  # assignments a truth table tries at most
 _MAX_NODES = 64  # boolean nodes of a term the truth table reads at most
@@ -131,8 +135,91 @@ def _decide(w: UOp, facts: list[tuple[LinearForm, Ops, bool]]) -> bool | None:
     return None
 
 
+def _fact_range(d: LinearForm, op: Ops, value: bool) -> tuple[int, int] | None:
+    """The range of d where `d < 0` (CMPLT) or `d != 0` (CMPNE) has this value: d's bounds narrowed,
+    None when the fact bounds nothing (d != 0 true)."""
+    lo, hi = d.bounds()
+    if op is Ops.CMPLT:
+        return (lo, min(hi, -1)) if value else (max(lo, 0), hi)
+    return (0, 0) if not value else None
+
+
+def narrowed_bounds(lx: LinearForm, facts: list[tuple[LinearForm, Ops, bool]]) -> tuple[int, int]:
+    """Bounds of lx's value where the facts (differences of comparisons, their op and value) hold:
+    lx = sum(s_i * T_i) + rest for the facts' forms T_i (without their constants, ranges
+    intersected per form, an integer multiple s_i of T_i subtracted wherever lx holds one), each
+    T_i in its narrowed range, the rest in its atoms' bounds; intersected with lx's own bounds. An
+    identity of forms and an interval sum, so sound whatever atoms the T_i share."""
+    ranges: dict[frozenset, tuple[tuple[tuple[UOp, int], ...], int, int]] = {}
+    for d, op, value in facts:
+        r = _fact_range(d, op, value)
+        if r is None or not d.terms:
+            continue
+        terms, lo, hi = d.terms, r[0] - d.const, r[1] - d.const
+        key = frozenset(terms)
+        negated = frozenset((a, -c) for a, c in terms)
+        if negated in ranges:  # -T in [lo, hi]: T in [-hi, -lo], one entry for both signs
+            key, terms, lo, hi = negated, tuple((a, -c) for a, c in terms), -hi, -lo
+        if key in ranges:
+            terms, lo0, hi0 = ranges[key]
+            lo, hi = max(lo, lo0), min(hi, hi0)
+        ranges[key] = (terms, lo, hi)
+    own_lo, own_hi = lx.bounds()
+    rest = dict(lx.terms)
+    lo = hi = lx.const
+    for key, tlo, thi in ranges.values():
+        if tlo > thi:
+            return own_lo, own_hi  # the facts contradict the bounds: the branch never runs
+        # the multiple of T taken out: the candidate (coefficient ratios, rounded both ways) that
+        # leaves the narrowest bounds (`p0 + 2*p1` under `p0 + p1 >= 1`: 1*(p0 + p1) + p1)
+        best = None
+        for s in sorted({0, *(f(rest.get(a, 0), c) for a, c in key for f in (_floor, _ceil))}, key=abs):
+            taken = (s * tlo, s * thi) if s >= 0 else (s * thi, s * tlo)
+            left = _bounds_of({a: rest.get(a, 0) - s * c for a, c in key})
+            width = taken[1] + left[1] - taken[0] - left[0]
+            if best is None or width < best[0]:
+                best = (width, s, taken)
+        _, s, taken = best
+        for a, c in key:
+            rest[a] = rest.get(a, 0) - s * c
+        lo, hi = lo + taken[0], hi + taken[1]
+    rest_lo, rest_hi = _bounds_of(rest)
+    return max(own_lo, lo + rest_lo), min(own_hi, hi + rest_hi)
+
+
+def _floor(a: int, c: int) -> int:
+    return a // c
+
+
+def _ceil(a: int, c: int) -> int:
+    return -(-a // c)
+
+
+def _bounds_of(coefficients: dict[UOp, int]) -> tuple[int, int]:
+    return LinearForm(tuple((a, c) for a, c in coefficients.items() if c), 0).bounds()
+
+
+def _one_period(n: UOp, facts: list[tuple[LinearForm, Ops, bool]]) -> UOp | None:
+    """x // c -> k, x % c -> x - k*c where the facts keep x's value in [k*c, k*c + c - 1] (c > 0;
+    for c < 0 the mirrored period): x's linear form must fit int32 (its value is the form's)."""
+    x, y = n.src
+    if y.op is not Ops.CONST or y.arg == 0 or not is_index(x):
+        return None
+    lx, c = LinearForm.of(x), y.arg
+    if lx is None or lx.is_constant or not lx.fits():
+        return None
+    lo, hi = narrowed_bounds(lx, facts)
+    if lo > hi or lo // c != hi // c or not fits_i32(lo // c, lo // c):
+        return None
+    k = lo // c
+    if n.op is Ops.FLOORDIV:
+        return UOp.const(k)
+    return x if k == 0 else lx.plus(-k * c).write()
+
+
 def assume(term: UOp, cond: UOp, value: bool) -> UOp:
-    """term where cond == value is known: cond and what it implies replaced by their constants."""
+    """term where cond == value is known: cond and what it implies replaced by their constants, and
+    divisions and remainders by constants whose numerator stays in one period there folded."""
     known: dict[UOp, bool] = {}
     _facts(cond, value, known)
     facts = []
@@ -143,10 +230,16 @@ def assume(term: UOp, cond: UOp, value: bool) -> UOp:
     mapping = {c: UOp.const(v) for c, v in known.items()}
     if facts:
         for n in term.toposort():
-            if n not in mapping and n.op in (Ops.CMPLT, Ops.CMPNE):
+            if n in mapping:
+                continue
+            if n.op in (Ops.CMPLT, Ops.CMPNE):
                 v = _decide(n, facts)
                 if v is not None:
                     mapping[n] = UOp.const(v)
+            elif n.op in (Ops.FLOORDIV, Ops.FLOORMOD) and not n.shape and _total(n):
+                folded = _one_period(n, facts)
+                if folded is not None:
+                    mapping[n] = folded
     return term.substitute(mapping)
 
 

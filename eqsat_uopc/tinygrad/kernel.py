@@ -60,6 +60,12 @@ class KernelExpressions:
     programs: tuple[UOp, ...]
     leaves: tuple[Any, ...]
     skipped: tuple[tuple[Any, str], ...] = ()
+    gates: tuple[UOp | None, ...] = ()  # per root: the valid mask every use of it is under, or None
+
+    def gate(self, k: int) -> UOp | None:
+        """The bool program of the valid mask root k is read under (every use of it an index
+        `where(gate, root, Invalid)` with this one gate), or None: its value matters only there."""
+        return self.gates[k] if k < len(self.gates) else None
 
     def rebuild(self, programs: Sequence[UOp]) -> tuple[Any, ...]:
         """tinygrad nodes for programs over this kernel's inputs, over the kernel's own leaves
@@ -129,14 +135,40 @@ def kernel_expressions(sink: Any) -> KernelExpressions:
                 and n.op not in variables
             ):
                 roots.setdefault(s, None)
-    programs, kept, skipped = [], [], []
+    users: dict[Any, list[Any]] = {}
+    for n in nodes:
+        for s in n.src:
+            users.setdefault(s, []).append(n)
+    programs, kept, skipped, gates = [], [], [], []
     for r in roots:
         try:
             programs.append(from_tinygrad(r, {}, leaves=leaf))
             kept.append(r)
         except TinygradError as e:
             skipped.append((r, str(e)))
-    return KernelExpressions(tuple(kept), tuple(programs), tuple(leaves), tuple(skipped))
+            continue
+        gates.append(_gate(r, users.get(r, []), pure, leaf))
+    return KernelExpressions(tuple(kept), tuple(programs), tuple(leaves), tuple(skipped), tuple(gates))
+
+
+def _gate(root: Any, users: list[Any], pure: dict[Any, bool], leaf: dict[Any, UOp]) -> UOp | None:
+    """The valid mask of an index root: when every use of it is `where(gate, root, Invalid)` with one
+    pure gate (tinygrad's masked index), that gate as a program over the kernel's inputs, else None."""
+    gates = {u.src[0] for u in users}
+    if not users or len(gates) != 1:
+        return None
+    for u in users:
+        if not (u.op.name == "WHERE" and len(u.src) == 3 and u.src[1] is root and u.src[0] is not root):
+            return None
+        if not u.src[2].is_invalid:  # a property of tinygrad's UOp
+            return None
+    (gate,) = gates
+    if not pure.get(gate, False):
+        return None
+    try:
+        return from_tinygrad(gate, {}, leaves=leaf)
+    except TinygradError:
+        return None
 
 
 def lowered_int_ops(expressions: Sequence[Any], renderer: Any) -> int:

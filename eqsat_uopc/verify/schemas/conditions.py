@@ -16,6 +16,7 @@ from typing import Any
 
 import z3
 
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
 from eqsat_uopc.rules.python_rules import TRUTH_TABLE, WHERE_ASSUME
 from eqsat_uopc.verify.schemas.question import Atom, Claim, Form, Question, Schema, Value
 
@@ -97,6 +98,76 @@ def _draw_assume(rng: random.Random) -> dict[str, int] | None:
     }
 
 
+# -- _one_period: x // c, x % c where the condition keeps x in one period of c
+
+
+def _one_period(mod: bool, shifted: bool):
+    """x = s*T + m*b + g*e + kl, T = p*a + r*b the terms of the condition's difference d = T + kd:
+    narrowed_bounds takes s*T's range from d's range narrowed by the fact (any s: the code's choice
+    of s is a heuristic, every s is an identity), the rest's from its atoms' bounds, intersected
+    with x's own; _one_period folds when both ends have one quotient k (an int32)."""
+
+    def build(q: Question) -> Claim:
+        a, b, e = q.atom("a"), q.atom("b"), q.atom("e")
+        p, r, s, m, g, c = (q.param(n) for n in ("p", "r", "s", "m", "g", "c"))
+        fact_lt, value = bool(q.param("fact_lt")), bool(q.param("value"))
+        kd = q.constant("kd")
+        d = Form(((p, a), (r, b)), kd)
+        fact = _comparison(q, "fact", d, fact_lt)
+        lo_d, hi_d = q.bounds(d)
+        if fact_lt:
+            lo_d, hi_d = (lo_d, z3.If(hi_d < -1, hi_d, -1)) if value else (z3.If(lo_d > 0, lo_d, 0), hi_d)
+        elif not value:
+            lo_d, hi_d = z3.IntVal(0), z3.IntVal(0)
+        else:
+            q.guard(z3.BoolVal(False))  # d != 0 bounds nothing: the code skips this fact
+        tlo, thi = lo_d - kd, hi_d - kd
+        kl = q.constant("kl")
+        lx = Form(((s * p, a), (s * r + m, b), (g, e)), kl)
+        q.guard(q.fits(lx))  # _one_period: x's value is its form's
+        x = q.read(lx)
+        taken = (s * tlo, s * thi) if s >= 0 else (s * thi, s * tlo)
+        rlo, rhi = q.bounds(Form(((m, b), (g, e)), 0))
+        own_lo, own_hi = q.bounds(lx)
+        contradicted = tlo > thi  # narrowed_bounds then gives x's own bounds
+        lo = z3.If(contradicted, own_lo, _max(own_lo, kl + taken[0] + rlo))
+        hi = z3.If(contradicted, own_hi, _min(own_hi, kl + taken[1] + rhi))
+        q.guard(lo <= hi)
+        k = q.floordiv(lo, c)
+        q.guard(k == q.floordiv(hi, c), q.in_int32(k))
+        q.hypotheses.append(fact == value)  # inside the branch where the condition has this value
+        if not mod:
+            return q.div(x, c), Value(k)
+        if not shifted:
+            q.guard(k == 0)
+            return q.mod(x, c), x
+        q.guard(k != 0)
+        return q.mod(x, c), q.written(Form(lx.terms, kl - k * c))
+
+    return build
+
+
+def _max(x: Any, y: Any) -> Any:
+    return z3.If(x >= y, x, y)
+
+
+def _min(x: Any, y: Any) -> Any:
+    return z3.If(x <= y, x, y)
+
+
+def _draw_period(rng: random.Random) -> dict[str, int]:
+    return {
+        "p": rng.choice((1, 2, -3, 4, 2**16)),
+        "r": rng.choice((0, 1, -1, 4)),
+        "s": rng.choice((0, 1, -1, 2, -3, 10)),
+        "m": rng.choice((0, 1, -1, 2, 90)),
+        "g": rng.choice((0, 1, -1, 270, 2**30)),
+        "c": rng.choice((2, 3, 16, 180, 540, -4, -7, 2**30, I32_MAX, I32_MIN)),
+        "fact_lt": rng.choice((0, 1)),
+        "value": rng.choice((0, 1)),
+    }
+
+
 # -- _samples: every value of L in its bounds gives one of the sampled assignments
 
 
@@ -151,6 +222,22 @@ CONDITION_SCHEMAS: tuple[Schema, ...] = (
         "both comparisons' sides fit int32 (wrap); d's narrowed bounds not empty",
         _where_assume,
         _draw_assume,
+    ),
+    *(
+        Schema(
+            WHERE_ASSUME.name,
+            f"{WHERE_ASSUME.name}/{name}",
+            f"{text}   inside where(c, ...), x's bounds narrowed by c in one period of the constant c",
+            "x's form fits int32; the fact's sides fit int32 (wrap); one quotient k at both ends, an int32"
+            + extra,
+            _one_period(mod, shifted),
+            _draw_period,
+        )
+        for name, text, mod, shifted, extra in (
+            ("one-period-div", "x // c -> k", False, False, ""),
+            ("one-period-mod", "x % c -> x", True, False, "; k = 0"),
+            ("one-period-mod-shifted", "x % c -> x - k*c", True, True, "; k != 0, x - k*c writable"),
+        )
     ),
     Schema(
         TRUTH_TABLE.name,
