@@ -178,6 +178,24 @@ def test_a_condition_keeps_a_division_in_one_period():
     assert fold_where((i < 14).where((i + 4) // -16, 0)) is None  # i + 4 = 17 at i = 13
 
 
+def test_a_pinned_remainder_shares_divisions_and_decides_comparisons():
+    # conv_transpose2d's masks: p0 odd, p1 + p2 odd (tinygrad's spelling: (p0 + 1) % 2 < 1)
+    p0, p1, p2 = P(0, 0, 10), P(1, 0, 2), P(2, 0, 2)
+    odd0, odd12 = (p0 + 1) % 2 < 1, (p1 + p2 + 1) % 2 < 1
+    # (p0 + 1) // 2 is p0 // 2 + 1 for odd p0, the division every index of the kernel shares
+    assert assume((p0 + 1) // 2, odd0, True) is p0 // 2 + 1
+    assert assume((p0 + 3) % 2, odd0, True) is UOp.const(0)
+    assert assume((p0 + 1) // 2, odd0, False) is p0 // 2  # an even p0: p0 + 1 is 1 mod 2
+    # an odd p0 in [0, 10] lies in [1, 9]; an odd p1 + p2 in [1, 3], so p2 + 3*p1 <= 7
+    assert assume(p0 < 10, odd0, True) is UOp.const(True)
+    assert assume((p0 < 1).ne(True), odd0, True) is UOp.const(False).ne(True)  # p0 < 1 is false
+    assert assume(p2 + p1 * 3 < 8, odd12, True) is UOp.const(True)
+    # a conjunct the others imply goes: the mask is its two parity tests
+    mask = (p0 < 1).ne(True).where(p2 + p1 * 3 < 8, False).where(odd12, False).where(odd0, False)
+    assert fold_where(mask) is odd12.where(odd0, False)
+    assert fold_where((p0 < 5).where(odd0, False)) is None  # p0 = 7 is odd, not below 5
+
+
 def test_boolean_terms_are_decided_by_truth_tables_in_every_spelling():
     x, b = P(0, 0, 20), UOp.param(1, dtypes.bool)
     c = x < 7

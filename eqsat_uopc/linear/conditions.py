@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
+from typing import Any
 
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import ALU, Ops
@@ -102,11 +103,28 @@ def _relation(w: LinearForm, d: LinearForm) -> tuple[Fraction, int] | None:
     return (s, int(e)) if e.denominator == 1 else None
 
 
-def _decide(w: UOp, facts: list[tuple[LinearForm, Ops, bool]]) -> bool | None:
-    """The value of the i32 comparison w given facts on comparisons (difference, op, value)."""
+def _decide(
+    w: UOp, facts: list[tuple[LinearForm, Ops, bool]], residues: list[tuple[LinearForm, int, int]] = ()
+) -> bool | None:
+    """The value of the i32 comparison w given facts on comparisons (difference, op, value), or,
+    failing that, given the residues the facts pin as well (w's difference bounded by
+    narrowed_bounds: `0 < p0` where `p0 % 2 != 0`, p0 >= 0)."""
     dw = difference(w)
     if dw is None:
         return None
+    decided = _decide_by_facts(w, dw, facts)
+    if decided is not None or not residues:
+        return decided
+    wlo, whi = narrowed_bounds(dw, facts, residues)
+    if wlo > whi:
+        return None
+    if w.op is Ops.CMPLT:
+        return True if whi < 0 else False if wlo >= 0 else None
+    return True if wlo > 0 or whi < 0 else False if wlo == whi == 0 else None
+
+
+def _decide_by_facts(w: UOp, dw: LinearForm, facts: list[tuple[LinearForm, Ops, bool]]) -> bool | None:
+    """w decided by one fact whose difference d relates to w's: dw = s*d + e, from d's narrowed bounds."""
     for d, op, value in facts:
         rel = _relation(dw, d)
         if rel is None:
@@ -144,12 +162,18 @@ def _fact_range(d: LinearForm, op: Ops, value: bool) -> tuple[int, int] | None:
     return (0, 0) if not value else None
 
 
-def narrowed_bounds(lx: LinearForm, facts: list[tuple[LinearForm, Ops, bool]]) -> tuple[int, int]:
+def narrowed_bounds(
+    lx: LinearForm,
+    facts: list[tuple[LinearForm, Ops, bool]],
+    residues: list[tuple[LinearForm, int, int]] = (),  # type: ignore[assignment]
+) -> tuple[int, int]:
     """Bounds of lx's value where the facts (differences of comparisons, their op and value) hold:
     lx = sum(s_i * T_i) + rest for the facts' forms T_i (without their constants, ranges
     intersected per form, an integer multiple s_i of T_i subtracted wherever lx holds one), each
     T_i in its narrowed range, the rest in its atoms' bounds; intersected with lx's own bounds. An
-    identity of forms and an interval sum, so sound whatever atoms the T_i share."""
+    identity of forms and an interval sum, so sound whatever atoms the T_i share. A residue (L, c, v)
+    (L's value congruent to v modulo c) narrows L's range to its congruent ends (`p0` in [0, 10]
+    and odd: [1, 9])."""
     ranges: dict[frozenset, tuple[tuple[tuple[UOp, int], ...], int, int]] = {}
     for d, op, value in facts:
         r = _fact_range(d, op, value)
@@ -164,6 +188,14 @@ def narrowed_bounds(lx: LinearForm, facts: list[tuple[LinearForm, Ops, bool]]) -
             terms, lo0, hi0 = ranges[key]
             lo, hi = max(lo, lo0), min(hi, hi0)
         ranges[key] = (terms, lo, hi)
+    for lf, c, v in residues:
+        lo, hi = lf.bounds()
+        lo, hi = lo + (v - lo) % c - lf.const, hi - (hi - v) % c - lf.const
+        key = frozenset(lf.terms)
+        if key in ranges:
+            _, lo0, hi0 = ranges[key]
+            lo, hi = max(lo, lo0), min(hi, hi0)
+        ranges[key] = (lf.terms, lo, hi)
     own_lo, own_hi = lx.bounds()
     rest = dict(lx.terms)
     lo = hi = lx.const
@@ -199,7 +231,9 @@ def _bounds_of(coefficients: dict[UOp, int]) -> tuple[int, int]:
     return LinearForm(tuple((a, c) for a, c in coefficients.items() if c), 0).bounds()
 
 
-def _one_period(n: UOp, facts: list[tuple[LinearForm, Ops, bool]]) -> UOp | None:
+def _one_period(
+    n: UOp, facts: list[tuple[LinearForm, Ops, bool]], residues: list[tuple[LinearForm, int, int]]
+) -> UOp | None:
     """x // c -> k, x % c -> x - k*c where the facts keep x's value in [k*c, k*c + c - 1] (c > 0;
     for c < 0 the mirrored period): x's linear form must fit int32 (its value is the form's)."""
     x, y = n.src
@@ -208,7 +242,7 @@ def _one_period(n: UOp, facts: list[tuple[LinearForm, Ops, bool]]) -> UOp | None
     lx, c = LinearForm.of(x), y.arg
     if lx is None or lx.is_constant or not lx.fits():
         return None
-    lo, hi = narrowed_bounds(lx, facts)
+    lo, hi = narrowed_bounds(lx, facts, residues)
     if lo > hi or lo // c != hi // c or not fits_i32(lo // c, lo // c):
         return None
     k = lo // c
@@ -217,9 +251,66 @@ def _one_period(n: UOp, facts: list[tuple[LinearForm, Ops, bool]]) -> UOp | None
     return x if k == 0 else lx.plus(-k * c).write()
 
 
+def _residues(known: dict[UOp, bool]) -> list[tuple[LinearForm, int, int]]:
+    """(L, c, v) for each remainder `L % c` (c >= 2 a constant, L's form fitting int32) that the
+    known comparisons pin to one value v: `L % c < 1` true (v = 0), `L % c < c - 1` false
+    (v = c - 1), `L % c != v` false. L's value is then congruent to v modulo c."""
+    out = []
+    for cmp, value in known.items():
+        if cmp.op not in (Ops.CMPLT, Ops.CMPNE) or cmp.shape:
+            continue
+        m, k = cmp.src
+        if m.op is not Ops.FLOORMOD or k.op is not Ops.CONST or not is_index(m) or not _total(m):
+            continue
+        divisor = m.src[1]
+        if divisor.op is not Ops.CONST or divisor.arg < 2:
+            continue
+        c, k = divisor.arg, k.arg
+        lf = LinearForm.of(m.src[0])
+        if lf is None or lf.is_constant or not lf.fits():
+            continue
+        if cmp.op is Ops.CMPLT:
+            v = 0 if value and k == 1 else c - 1 if not value and k == c - 1 else None
+        else:
+            v = k if not value and 0 <= k < c else None
+        if v is not None:
+            out.append((lf, c, v))
+    return out
+
+
+def _same_residue(n: UOp, residues: list[tuple[LinearForm, int, int]]) -> UOp | None:
+    """x // c -> (x - x.const) // c + shift, x % c -> its constant, where a fact pins the remainder
+    of a form with x's terms: x = L + (x.const - L.const) with L = c*q + v exactly, so x // c =
+    q + floor((u + x.const) / c) and x % c = (u + x.const) mod c for u = v - L.const. The division
+    of x's terms alone is then what every such index shares (`(p0 + 1) // 2 -> p0 // 2 + 1` where
+    p0 is odd, beside `p0 // 2` where it is even)."""
+    x, y = n.src
+    if y.op is not Ops.CONST or not is_index(x):
+        return None
+    lx, c = LinearForm.of(x), y.arg
+    if lx is None or lx.is_constant or not lx.fits():
+        return None
+    terms = dict(lx.terms)
+    for lf, cf, v in residues:
+        if cf != c or dict(lf.terms) != terms:
+            continue
+        u = v - lf.const
+        if n.op is Ops.FLOORMOD:
+            return UOp.const((u + lx.const) % c)
+        if lx.const == 0:
+            return None
+        l0 = lx.without_const().write()
+        if l0 is None:
+            return None
+        shift = (u + lx.const) // c - u // c
+        return l0 // c + shift if shift else l0 // c
+    return None
+
+
 def assume(term: UOp, cond: UOp, value: bool) -> UOp:
     """term where cond == value is known: cond and what it implies replaced by their constants, and
-    divisions and remainders by constants whose numerator stays in one period there folded."""
+    divisions and remainders by constants whose numerator stays in one period there, or whose
+    remainder a fact pins, folded."""
     known: dict[UOp, bool] = {}
     _facts(cond, value, known)
     facts = []
@@ -227,20 +318,71 @@ def assume(term: UOp, cond: UOp, value: bool) -> UOp:
         d = difference(c)
         if d is not None:
             facts.append((d, c.op, v))
+    residues = _residues(known)
     mapping = {c: UOp.const(v) for c, v in known.items()}
     if facts:
         for n in term.toposort():
             if n in mapping:
                 continue
             if n.op in (Ops.CMPLT, Ops.CMPNE):
-                v = _decide(n, facts)
+                v = _decide(n, facts, residues)
                 if v is not None:
                     mapping[n] = UOp.const(v)
             elif n.op in (Ops.FLOORDIV, Ops.FLOORMOD) and not n.shape and _total(n):
-                folded = _one_period(n, facts)
+                folded = _one_period(n, facts, residues)
+                if folded is None and residues:
+                    folded = _same_residue(n, residues)
                 if folded is not None:
                     mapping[n] = folded
     return term.substitute(mapping)
+
+
+def _conjuncts(u: UOp, out: list[UOp]) -> None:
+    if u.op is Ops.WHERE and u.dtype is dtypes.bool and u.src[2] is _FALSE:
+        _conjuncts(u.src[0], out)
+        _conjuncts(u.src[1], out)
+    elif u not in out:
+        out.append(u)
+
+
+def _constant_value(u: UOp) -> Any:
+    """The value of a scalar term over constants only (`false != true`), else None."""
+    values: dict[UOp, Any] = {}
+    for n in u.toposort():
+        if n.op is Ops.CONST and not n.shape:
+            values[n] = n.arg
+        elif n.op in ALU and not n.shape and all(s in values for s in n.src):
+            values[n] = exec_alu(n.op, n.dtype, [values[s] for s in n.src])
+            if values[n] is None:
+                return None
+        else:
+            return None
+    return values[u]
+
+
+def _chain(conjuncts: list[UOp]) -> UOp:
+    """c1 && (c2 && (... && cn)), written where(c1, where(c2, ..., false), false)."""
+    out = conjuncts[-1]
+    for c in reversed(conjuncts[:-1]):
+        out = c.where(out, False)
+    return out
+
+
+def _implied_dropped(u: UOp) -> UOp | None:
+    """A conjunction (`&&` written where(a, b, false), nested either way) without the conjuncts the
+    others imply, or None: each conjunct in turn is assumed away when `assume` decides it true
+    given the remaining ones (`0 < p0 && p0 % 2 != 0` is `p0 % 2 != 0` for p0 >= 0: an odd p0 is
+    at least 1)."""
+    conjuncts: list[UOp] = []
+    _conjuncts(u, conjuncts)
+    if len(conjuncts) < 2 or len(conjuncts) > 16:
+        return None
+    kept = list(conjuncts)
+    for c in conjuncts:
+        others = [k for k in kept if k is not c]
+        if others and _constant_value(assume(c, _chain(others), True)) is True:
+            kept = others
+    return None if len(kept) == len(conjuncts) else _chain(kept)
 
 
 def fold_where(u: UOp) -> UOp | None:
@@ -250,6 +392,10 @@ def fold_where(u: UOp) -> UOp | None:
     c, t, f = u.src
     if c.op is Ops.CONST or not _total(c):
         return None
+    if f is _FALSE and t.dtype is dtypes.bool and _total(t):
+        fewer = _implied_dropped(u)
+        if fewer is not None:
+            return fewer
     t2, f2 = assume(t, c, True), assume(f, c, False)
     if t2 is t and f2 is f:
         return None

@@ -51,7 +51,7 @@ from eqsat_uopc.extract import cost_of, extract
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.linear.conditions import assume
+from eqsat_uopc.linear import assume, simplify_algebra
 from eqsat_uopc.saturation import HOOKS, Additions, Hook, RunSetup, SaturationConfig, Seeds, saturate
 from eqsat_uopc.semantics.intervals import bounds
 from eqsat_uopc.tinygrad.cost import TINYGRAD_OPS
@@ -212,7 +212,8 @@ def _simplify(sink: Any, renderer: Any, settings: SimplifierSettings, report: Ke
         report.outcome = "unproved" if report.unproved else "not smaller in tinygrad's ops"
         return sink
     report.ops, report.changed, report.replaced, report.outcome = ops, len(proved), True, "smaller"
-    return ke.substitute(sink, replacements)
+    masked = [k for k in proved if ke.programs[k] is not programs[k]]  # equal under their gates only
+    return ke.substitute(sink, replacements, masked)
 
 
 def _worth_it(
@@ -253,7 +254,11 @@ def _given_gates(ke: KernelExpressions, config: SaturationConfig) -> list[UOp]:
         if gate is None or p.dtype is not dtypes.i32:
             continue
         narrowed = assume(p, gate, True)
-        if narrowed is not p and cost_of(narrowed, config.cost) < cost_of(p, config.cost):
+        if narrowed is p:
+            continue
+        simpler = simplify_algebra(narrowed, "wrap")  # sound under both semantics
+        narrowed = narrowed if simpler is None else simpler
+        if cost_of(narrowed, config.cost) <= cost_of(p, config.cost):  # a tie may be shared
             out[k] = narrowed
     return out
 
