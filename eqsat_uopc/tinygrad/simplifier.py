@@ -5,6 +5,15 @@ after tinygrad's final symbolic pass:
 
 1. **The expressions** (kernel.py): every int32/bool ALU subgraph the kernel uses, as programs here
    over shared inputs (loop and GPU indices with their ranges, kernel variables, loaded ints).
+1b. **Masked indices where their mask holds.** An index root read only under one valid mask
+   (every use of it outside the pure subgraph a `where(gate, root, Invalid)`: kernel.gates) has a
+   value that matters only where the gate holds. `linear.conditions.assume` simplifies it there:
+   divisions and remainders kept in one period by the mask (`(L + 98) % 540 -> L + 98` under
+   `2 <= p0 <= 11 && 2 <= 4*p1 + p2 <= 10`), or whose remainder the mask pins (`(p0 + 1) // 2 ->
+   p0 // 2 + 1` where p0 is odd), comparisons the mask decides. The narrowed program goes into the
+   e-graph in its place when the cost model finds it no costlier, is proved as `where(gate, ., 0)`
+   on both sides (step 5), and replaces the root in its masked uses only (other roots that contain
+   it keep its value everywhere).
 2. **One e-graph per kernel.** The programs are bundled into one program, a STACK of them (a bool
    expression as a CAST to i32, since a STACK holds one dtype), and saturated once: one engine
    lease, one budget, every shared subterm one e-class. The start hooks (greedy seed, index
