@@ -100,7 +100,8 @@ SUM_FOLD = python_rule(
 )
 WHERE_ASSUME = python_rule(
     "boolean/where-assume",
-    "where(c, t, f) -> where(c, t[c := true], f[c := false])   with what c implies decided in t and f",
+    "where(c, t, f) -> where(c, t[c := true], f[c := false])   with what c implies decided in t and f: "
+    "comparisons, and x // k, x % k by a constant where x stays in one period of k",
     where=f"{_LINEAR}.conditions",
 )
 TRUTH_TABLE = python_rule(

@@ -6,7 +6,7 @@ import pytest
 import z3
 
 from eqsat_uopc import UOp, dtypes, optimize
-from eqsat_uopc.ir.dtype import I32_MAX
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
 from eqsat_uopc.linear import (
     LinearForm,
     assume,
@@ -155,6 +155,47 @@ def test_a_where_condition_holds_in_its_branches_with_what_it_implies():
     assert assume((p < 3).where(s, q), both, True) is UOp.const(True).where(s, q)
 
 
+def test_a_condition_keeps_a_division_in_one_period():
+    # pad_flip's masked index: the mask 2 <= p0 <= 11 && 2 <= 4*p1 + p2 <= 10 keeps the numerator in
+    # [0, 539], which no box of per-variable bounds shows (p1 = 0, p2 = 3 is in the box, not the mask)
+    p0, p1, p2, p3, p4 = P(0, 0, 12), P(1, 0, 2), P(2, 0, 3), P(3, 0, 1), P(4, 0, 2)
+    t = p1 * -4 + p2 * -1
+    mask = (p0 < 2).ne(True).where(p0 < 12, False).where((t < -10).ne(True).where(t < -1, False), False)
+    numerator = p0 + (p1 * -40 + p2 * -10 + (p3 * 270 + p4 * 90)) + 98
+    assert assume(numerator % 540, mask, True) is numerator
+    assert assume(numerator // 540, mask, True) is UOp.const(0)
+    assert assume(numerator % 540, mask, False) is numerator % 540  # outside the mask: no period
+    # avg_pool's: (p0 + 2*p1 + 90*p2 + 179) % 180 where p0 + p1 >= 1 (taken out once: p0 + p1 + p1)
+    a, b, c = P(0, 0, 1), P(1, 0, 4), P(2, 0, 1)
+    x = a + b * 2 + c * 90 + 179
+    assert assume(x % 180, (b + a < 1).ne(True), True) is LinearForm.of(x).plus(-180).to_uop()
+    assert assume(x // 180, (b + a < 1).ne(True), True) is UOp.const(1)
+    assert assume(x % 180, b + a < 1, True) is x % 180  # a == b == 0: 179 and 269, two periods
+    # a negative divisor: x // -16 is -1 for x in [1, 16], -2 for x in [17, 32]
+    i = P(5, 0, 20)
+    assert fold_where((i < 13).where((i + 4) // -16, 0)) is (i < 13).where(UOp.const(-1), 0)
+    assert fold_where((i < 13).where((i + 4) % -16, 0)) is (i < 13).where(i + -12, 0)  # 4 % -16 = -12
+    assert fold_where((i < 14).where((i + 4) // -16, 0)) is None  # i + 4 = 17 at i = 13
+
+
+def test_a_pinned_remainder_shares_divisions_and_decides_comparisons():
+    # conv_transpose2d's masks: p0 odd, p1 + p2 odd (tinygrad's spelling: (p0 + 1) % 2 < 1)
+    p0, p1, p2 = P(0, 0, 10), P(1, 0, 2), P(2, 0, 2)
+    odd0, odd12 = (p0 + 1) % 2 < 1, (p1 + p2 + 1) % 2 < 1
+    # (p0 + 1) // 2 is p0 // 2 + 1 for odd p0, the division every index of the kernel shares
+    assert assume((p0 + 1) // 2, odd0, True) is p0 // 2 + 1
+    assert assume((p0 + 3) % 2, odd0, True) is UOp.const(0)
+    assert assume((p0 + 1) // 2, odd0, False) is p0 // 2  # an even p0: p0 + 1 is 1 mod 2
+    # an odd p0 in [0, 10] lies in [1, 9]; an odd p1 + p2 in [1, 3], so p2 + 3*p1 <= 7
+    assert assume(p0 < 10, odd0, True) is UOp.const(True)
+    assert assume((p0 < 1).ne(True), odd0, True) is UOp.const(False).ne(True)  # p0 < 1 is false
+    assert assume(p2 + p1 * 3 < 8, odd12, True) is UOp.const(True)
+    # a conjunct the others imply goes: the mask is its two parity tests
+    mask = (p0 < 1).ne(True).where(p2 + p1 * 3 < 8, False).where(odd12, False).where(odd0, False)
+    assert fold_where(mask) is odd12.where(odd0, False)
+    assert fold_where((p0 < 5).where(odd0, False)) is None  # p0 = 7 is odd, not below 5
+
+
 def test_boolean_terms_are_decided_by_truth_tables_in_every_spelling():
     x, b = P(0, 0, 20), UOp.param(1, dtypes.bool)
     c = x < 7
@@ -248,6 +289,34 @@ def test_the_algebra_is_sound_on_random_terms(seed):
             assert v.status != "refuted", (sem, e, r, v.counterexample)
             checked += 1
     assert checked >= 40
+
+
+_EDGES = (I32_MIN, I32_MAX, 2**30, -(2**30))
+
+
+@pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
+def test_one_period_folds_are_proved_at_the_int32_edges(sem):
+    """where(mask, x op c, 0) and its fold proved equal by z3, with inputs at and near the int32
+    edges, unbounded ones, and divisors of either sign."""
+    rng = random.Random(7)
+    proved = 0
+    for i in range(120):
+        lo = rng.choice((0, -20, *_EDGES))
+        span = rng.choice((3, 40, 1000))
+        a = P(0, max(lo, I32_MIN), min(lo + span, I32_MAX)) if i % 4 else P(0)
+        b = P(1, 0, rng.choice((2, 9, 2**30)))
+        c = rng.choice((2, 16, 540, -16, I32_MAX, I32_MIN))
+        t = a + b * rng.choice((1, -4, 3))
+        mask = (rng.choice((1, -5, I32_MAX - 3)) < t).where(t < rng.choice((12, 600, I32_MAX)), False)
+        x = t * rng.choice((1, -2, 3)) + rng.choice((0, 98, -(2**30), 2**30))
+        e = mask.where(x % c if i % 2 else x // c, 0)
+        r = fold_where(e)
+        if r is None:
+            continue
+        v = check_equivalent(e, r, int_semantics=sem, samples=40, backends=("interpreter",), seed=i)
+        assert v.status == "proved", (sem, e, r, v.counterexample)
+        proved += 1
+    assert proved == 9
 
 
 # -- the schemas behind the folds, proved for all integers with z3 (floor division as a relation)

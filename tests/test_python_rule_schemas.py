@@ -55,7 +55,7 @@ def test_every_python_rule_is_proved_or_says_why_not(reports):
         "evaluate/index-index/any",
         "linear/piecewise-compare/add",
     }
-    assert len(PYTHON_SCHEMAS) == 53
+    assert len(PYTHON_SCHEMAS) == 60
 
 
 def _schema_named(name):
@@ -117,3 +117,18 @@ def test_a_wrong_claim_is_refuted_with_its_counterexample():
     r = verify_schema(Schema("t", "t/trunc", "", "", floor_is_truncation), "wrap")
     assert r.status == "refuted" and r.counterexample["a"] < 0 and r.counterexample["a"] % 2 == 1
     assert r.params == {} and "refuted" in str(r)
+
+
+def test_the_one_period_folds_need_the_numerator_to_fit(monkeypatch):
+    """where(c, x % k, ...) -> x - q*k reads x's value as its linear form's: under wrap that needs
+    the form's range to fit int32 (`lx.fits()`); without the guard the schema is refuted, with a
+    counterexample where x wraps."""
+    schema = _schema_named("boolean/where-assume/one-period-mod-shifted")
+    params = {"p": 1, "r": 0, "s": 1, "m": 0, "g": 2**30, "c": 540, "fact_lt": 1, "value": 1}
+    pinned = Schema(schema.rule, schema.name, "", "", schema.build, lambda rng: dict(params))
+    assert verify_schema(pinned, "wrap", instances=1).status == "tested"
+    monkeypatch.setattr(Question, "fits", lambda self, form: z3.BoolVal(True))
+    r = verify_schema(pinned, "wrap", instances=1)
+    assert r.status == "refuted"
+    e = r.counterexample["e"]
+    assert abs(e * 2**30 + r.counterexample["a"] + r.counterexample["kl"]) > 2**31 - 1  # x wraps

@@ -42,12 +42,13 @@ def test_every_egg_rule_is_read(reports):
         ("fold/add-bool", "wrap", "wrap"),
         ("fold/add-bool", "wrap", "no_overflow"),
     ]
-    # 449 forms (443 before the rules were values, distribution/factor-constant's, the four
-    # recombinations with a variable divisor and divmod/div-div-negative), each proved for every
-    # semantics that runs it: the 272 wrap forms (the 282 of then, less the 10 intervals/full-*
-    # claims now :wrap-only) a second time, over the integers (no_overflow)
-    assert sum(r.form == "wrap" for r in reports) == 2 * 272
-    assert len(reports) == 449 + 272
+    # 450 forms (443 before the rules were values, distribution/factor-constant's, the four
+    # recombinations with a variable divisor, divmod/div-div-negative and divmod/mod-two-odd-shift),
+    # each proved for every semantics that runs it: the 273 wrap forms (the 282 of then, less the 10
+    # intervals/full-* claims now :wrap-only, and mod-two-odd-shift's) a second time, over the
+    # integers (no_overflow)
+    assert sum(r.form == "wrap" for r in reports) == 2 * 273
+    assert len(reports) == 450 + 273
 
 
 def test_no_egg_rule_is_unsound_and_every_int_rule_is_checked(reports):

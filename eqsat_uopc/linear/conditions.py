@@ -3,7 +3,11 @@
 - Inside `where(c, t, f)`, c is true in t and false in f: `where(s < 8, where(s < 8, p, q)*3, q + 2)`
   is `where(s < 8, p*3, q + 2)`. What c implies is used too: a comparison of the same linear form
   that c decides (`s < 10` is true in t, `s < 5` false in f), the operands of an `&&` in t and of an
-  `||` in f, the operand of a `!`.
+  `||` in f, the operand of a `!`; and a division or remainder by a constant whose numerator stays
+  within one period where c has its value (`where(1 < i && i < 12, (i - 2) % 16, 0)` is
+  `where(..., i - 2, 0)`): the numerator's linear form is bounded as a sum of multiples of the
+  narrowed comparisons' forms plus the rest (`narrowed_bounds`), which finds what a box of bounds
+  per variable does not (`p0 - 40*p1 - 10*p2` under `2 <= 4*p1 + p2 <= 10`).
 - A boolean term (AND, OR, NOT, XOR in every spelling: WHERE, MAX, MUL, ADD, CMPNE and CMPLT on
   bools) over atoms (i32 comparisons, bool inputs) is evaluated on every consistent assignment of
   its atoms: comparisons of one linear form are assigned the values that form takes between their
@@ -20,15 +24,16 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
+from typing import Any
 
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import ALU, Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.linear.compare import difference
-from eqsat_uopc.linear.form import LinearForm, atom_bounds
+from eqsat_uopc.linear.form import LinearForm, atom_bounds, fits_i32, is_index
 from eqsat_uopc.semantics.alu import exec_alu
 
-__all__ = ["BOOL_OPS", "assume", "fold_bool", "fold_where"]
+__all__ = ["BOOL_OPS", "assume", "fold_bool", "fold_where", "narrowed_bounds"]
 
 _MAX_ROWS = 512  # assignments a truth table tries at most
 _MAX_NODES = 64  # boolean nodes of a term the truth table reads at most
@@ -98,11 +103,28 @@ def _relation(w: LinearForm, d: LinearForm) -> tuple[Fraction, int] | None:
     return (s, int(e)) if e.denominator == 1 else None
 
 
-def _decide(w: UOp, facts: list[tuple[LinearForm, Ops, bool]]) -> bool | None:
-    """The value of the i32 comparison w given facts on comparisons (difference, op, value)."""
+def _decide(
+    w: UOp, facts: list[tuple[LinearForm, Ops, bool]], residues: list[tuple[LinearForm, int, int]] = ()
+) -> bool | None:
+    """The value of the i32 comparison w given facts on comparisons (difference, op, value), or,
+    failing that, given the residues the facts pin as well (w's difference bounded by
+    narrowed_bounds: `0 < p0` where `p0 % 2 != 0`, p0 >= 0)."""
     dw = difference(w)
     if dw is None:
         return None
+    decided = _decide_by_facts(w, dw, facts)
+    if decided is not None or not residues:
+        return decided
+    wlo, whi = narrowed_bounds(dw, facts, residues)
+    if wlo > whi:
+        return None
+    if w.op is Ops.CMPLT:
+        return True if whi < 0 else False if wlo >= 0 else None
+    return True if wlo > 0 or whi < 0 else False if wlo == whi == 0 else None
+
+
+def _decide_by_facts(w: UOp, dw: LinearForm, facts: list[tuple[LinearForm, Ops, bool]]) -> bool | None:
+    """w decided by one fact whose difference d relates to w's: dw = s*d + e, from d's narrowed bounds."""
     for d, op, value in facts:
         rel = _relation(dw, d)
         if rel is None:
@@ -131,8 +153,164 @@ def _decide(w: UOp, facts: list[tuple[LinearForm, Ops, bool]]) -> bool | None:
     return None
 
 
+def _fact_range(d: LinearForm, op: Ops, value: bool) -> tuple[int, int] | None:
+    """The range of d where `d < 0` (CMPLT) or `d != 0` (CMPNE) has this value: d's bounds narrowed,
+    None when the fact bounds nothing (d != 0 true)."""
+    lo, hi = d.bounds()
+    if op is Ops.CMPLT:
+        return (lo, min(hi, -1)) if value else (max(lo, 0), hi)
+    return (0, 0) if not value else None
+
+
+def narrowed_bounds(
+    lx: LinearForm,
+    facts: list[tuple[LinearForm, Ops, bool]],
+    residues: list[tuple[LinearForm, int, int]] = (),  # type: ignore[assignment]
+) -> tuple[int, int]:
+    """Bounds of lx's value where the facts (differences of comparisons, their op and value) hold:
+    lx = sum(s_i * T_i) + rest for the facts' forms T_i (without their constants, ranges
+    intersected per form, an integer multiple s_i of T_i subtracted wherever lx holds one), each
+    T_i in its narrowed range, the rest in its atoms' bounds; intersected with lx's own bounds. An
+    identity of forms and an interval sum, so sound whatever atoms the T_i share. A residue (L, c, v)
+    (L's value congruent to v modulo c) narrows L's range to its congruent ends (`p0` in [0, 10]
+    and odd: [1, 9])."""
+    ranges: dict[frozenset, tuple[tuple[tuple[UOp, int], ...], int, int]] = {}
+    for d, op, value in facts:
+        r = _fact_range(d, op, value)
+        if r is None or not d.terms:
+            continue
+        terms, lo, hi = d.terms, r[0] - d.const, r[1] - d.const
+        key = frozenset(terms)
+        negated = frozenset((a, -c) for a, c in terms)
+        if negated in ranges:  # -T in [lo, hi]: T in [-hi, -lo], one entry for both signs
+            key, terms, lo, hi = negated, tuple((a, -c) for a, c in terms), -hi, -lo
+        if key in ranges:
+            terms, lo0, hi0 = ranges[key]
+            lo, hi = max(lo, lo0), min(hi, hi0)
+        ranges[key] = (terms, lo, hi)
+    for lf, c, v in residues:
+        lo, hi = lf.bounds()
+        lo, hi = lo + (v - lo) % c - lf.const, hi - (hi - v) % c - lf.const
+        key = frozenset(lf.terms)
+        if key in ranges:
+            _, lo0, hi0 = ranges[key]
+            lo, hi = max(lo, lo0), min(hi, hi0)
+        ranges[key] = (lf.terms, lo, hi)
+    own_lo, own_hi = lx.bounds()
+    rest = dict(lx.terms)
+    lo = hi = lx.const
+    for key, tlo, thi in ranges.values():
+        if tlo > thi:
+            return own_lo, own_hi  # the facts contradict the bounds: the branch never runs
+        # the multiple of T taken out: the candidate (coefficient ratios, rounded both ways) that
+        # leaves the narrowest bounds (`p0 + 2*p1` under `p0 + p1 >= 1`: 1*(p0 + p1) + p1)
+        best = None
+        for s in sorted({0, *(f(rest.get(a, 0), c) for a, c in key for f in (_floor, _ceil))}, key=abs):
+            taken = (s * tlo, s * thi) if s >= 0 else (s * thi, s * tlo)
+            left = _bounds_of({a: rest.get(a, 0) - s * c for a, c in key})
+            width = taken[1] + left[1] - taken[0] - left[0]
+            if best is None or width < best[0]:
+                best = (width, s, taken)
+        _, s, taken = best
+        for a, c in key:
+            rest[a] = rest.get(a, 0) - s * c
+        lo, hi = lo + taken[0], hi + taken[1]
+    rest_lo, rest_hi = _bounds_of(rest)
+    return max(own_lo, lo + rest_lo), min(own_hi, hi + rest_hi)
+
+
+def _floor(a: int, c: int) -> int:
+    return a // c
+
+
+def _ceil(a: int, c: int) -> int:
+    return -(-a // c)
+
+
+def _bounds_of(coefficients: dict[UOp, int]) -> tuple[int, int]:
+    return LinearForm(tuple((a, c) for a, c in coefficients.items() if c), 0).bounds()
+
+
+def _one_period(
+    n: UOp, facts: list[tuple[LinearForm, Ops, bool]], residues: list[tuple[LinearForm, int, int]]
+) -> UOp | None:
+    """x // c -> k, x % c -> x - k*c where the facts keep x's value in [k*c, k*c + c - 1] (c > 0;
+    for c < 0 the mirrored period): x's linear form must fit int32 (its value is the form's)."""
+    x, y = n.src
+    if y.op is not Ops.CONST or y.arg == 0 or not is_index(x):
+        return None
+    lx, c = LinearForm.of(x), y.arg
+    if lx is None or lx.is_constant or not lx.fits():
+        return None
+    lo, hi = narrowed_bounds(lx, facts, residues)
+    if lo > hi or lo // c != hi // c or not fits_i32(lo // c, lo // c):
+        return None
+    k = lo // c
+    if n.op is Ops.FLOORDIV:
+        return UOp.const(k)
+    return x if k == 0 else lx.plus(-k * c).write()
+
+
+def _residues(known: dict[UOp, bool]) -> list[tuple[LinearForm, int, int]]:
+    """(L, c, v) for each remainder `L % c` (c >= 2 a constant, L's form fitting int32) that the
+    known comparisons pin to one value v: `L % c < 1` true (v = 0), `L % c < c - 1` false
+    (v = c - 1), `L % c != v` false. L's value is then congruent to v modulo c."""
+    out = []
+    for cmp, value in known.items():
+        if cmp.op not in (Ops.CMPLT, Ops.CMPNE) or cmp.shape:
+            continue
+        m, k = cmp.src
+        if m.op is not Ops.FLOORMOD or k.op is not Ops.CONST or not is_index(m) or not _total(m):
+            continue
+        divisor = m.src[1]
+        if divisor.op is not Ops.CONST or divisor.arg < 2:
+            continue
+        c, k = divisor.arg, k.arg
+        lf = LinearForm.of(m.src[0])
+        if lf is None or lf.is_constant or not lf.fits():
+            continue
+        if cmp.op is Ops.CMPLT:
+            v = 0 if value and k == 1 else c - 1 if not value and k == c - 1 else None
+        else:
+            v = k if not value and 0 <= k < c else None
+        if v is not None:
+            out.append((lf, c, v))
+    return out
+
+
+def _same_residue(n: UOp, residues: list[tuple[LinearForm, int, int]]) -> UOp | None:
+    """x // c -> (x - x.const) // c + shift, x % c -> its constant, where a fact pins the remainder
+    of a form with x's terms: x = L + (x.const - L.const) with L = c*q + v exactly, so x // c =
+    q + floor((u + x.const) / c) and x % c = (u + x.const) mod c for u = v - L.const. The division
+    of x's terms alone is then what every such index shares (`(p0 + 1) // 2 -> p0 // 2 + 1` where
+    p0 is odd, beside `p0 // 2` where it is even)."""
+    x, y = n.src
+    if y.op is not Ops.CONST or not is_index(x):
+        return None
+    lx, c = LinearForm.of(x), y.arg
+    if lx is None or lx.is_constant or not lx.fits():
+        return None
+    terms = dict(lx.terms)
+    for lf, cf, v in residues:
+        if cf != c or dict(lf.terms) != terms:
+            continue
+        u = v - lf.const
+        if n.op is Ops.FLOORMOD:
+            return UOp.const((u + lx.const) % c)
+        if lx.const == 0:
+            return None
+        l0 = lx.without_const().write()
+        if l0 is None:
+            return None
+        shift = (u + lx.const) // c - u // c
+        return l0 // c + shift if shift else l0 // c
+    return None
+
+
 def assume(term: UOp, cond: UOp, value: bool) -> UOp:
-    """term where cond == value is known: cond and what it implies replaced by their constants."""
+    """term where cond == value is known: cond and what it implies replaced by their constants, and
+    divisions and remainders by constants whose numerator stays in one period there, or whose
+    remainder a fact pins, folded."""
     known: dict[UOp, bool] = {}
     _facts(cond, value, known)
     facts = []
@@ -140,14 +318,71 @@ def assume(term: UOp, cond: UOp, value: bool) -> UOp:
         d = difference(c)
         if d is not None:
             facts.append((d, c.op, v))
+    residues = _residues(known)
     mapping = {c: UOp.const(v) for c, v in known.items()}
     if facts:
         for n in term.toposort():
-            if n not in mapping and n.op in (Ops.CMPLT, Ops.CMPNE):
-                v = _decide(n, facts)
+            if n in mapping:
+                continue
+            if n.op in (Ops.CMPLT, Ops.CMPNE):
+                v = _decide(n, facts, residues)
                 if v is not None:
                     mapping[n] = UOp.const(v)
+            elif n.op in (Ops.FLOORDIV, Ops.FLOORMOD) and not n.shape and _total(n):
+                folded = _one_period(n, facts, residues)
+                if folded is None and residues:
+                    folded = _same_residue(n, residues)
+                if folded is not None:
+                    mapping[n] = folded
     return term.substitute(mapping)
+
+
+def _conjuncts(u: UOp, out: list[UOp]) -> None:
+    if u.op is Ops.WHERE and u.dtype is dtypes.bool and u.src[2] is _FALSE:
+        _conjuncts(u.src[0], out)
+        _conjuncts(u.src[1], out)
+    elif u not in out:
+        out.append(u)
+
+
+def _constant_value(u: UOp) -> Any:
+    """The value of a scalar term over constants only (`false != true`), else None."""
+    values: dict[UOp, Any] = {}
+    for n in u.toposort():
+        if n.op is Ops.CONST and not n.shape:
+            values[n] = n.arg
+        elif n.op in ALU and not n.shape and all(s in values for s in n.src):
+            values[n] = exec_alu(n.op, n.dtype, [values[s] for s in n.src])
+            if values[n] is None:
+                return None
+        else:
+            return None
+    return values[u]
+
+
+def _chain(conjuncts: list[UOp]) -> UOp:
+    """c1 && (c2 && (... && cn)), written where(c1, where(c2, ..., false), false)."""
+    out = conjuncts[-1]
+    for c in reversed(conjuncts[:-1]):
+        out = c.where(out, False)
+    return out
+
+
+def _implied_dropped(u: UOp) -> UOp | None:
+    """A conjunction (`&&` written where(a, b, false), nested either way) without the conjuncts the
+    others imply, or None: each conjunct in turn is assumed away when `assume` decides it true
+    given the remaining ones (`0 < p0 && p0 % 2 != 0` is `p0 % 2 != 0` for p0 >= 0: an odd p0 is
+    at least 1)."""
+    conjuncts: list[UOp] = []
+    _conjuncts(u, conjuncts)
+    if len(conjuncts) < 2 or len(conjuncts) > 16:
+        return None
+    kept = list(conjuncts)
+    for c in conjuncts:
+        others = [k for k in kept if k is not c]
+        if others and _constant_value(assume(c, _chain(others), True)) is True:
+            kept = others
+    return None if len(kept) == len(conjuncts) else _chain(kept)
 
 
 def fold_where(u: UOp) -> UOp | None:
@@ -157,6 +392,10 @@ def fold_where(u: UOp) -> UOp | None:
     c, t, f = u.src
     if c.op is Ops.CONST or not _total(c):
         return None
+    if f is _FALSE and t.dtype is dtypes.bool and _total(t):
+        fewer = _implied_dropped(u)
+        if fewer is not None:
+            return fewer
     t2, f2 = assume(t, c, True), assume(f, c, False)
     if t2 is t and f2 is f:
         return None

@@ -28,7 +28,7 @@ integer and boolean ALU nodes. That is the measure the mode keeps a kernel's rep
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +60,15 @@ class KernelExpressions:
     programs: tuple[UOp, ...]
     leaves: tuple[Any, ...]
     skipped: tuple[tuple[Any, str], ...] = ()
+    gates: tuple[UOp | None, ...] = ()  # per root: the valid mask every use of it is under, or None
+    masked_uses: tuple[tuple[Any, ...], ...] = ()  # per root with a gate: its `where(gate, root, Invalid)`s
+
+    def gate(self, k: int) -> UOp | None:
+        """The bool program of the valid mask root k is read under, or None: every use of it outside
+        the pure subgraph is an index `where(gate, root, Invalid)` with this one gate (uses inside
+        other roots' expressions are theirs: each root is a program of its own), so its value
+        matters only where the gate holds."""
+        return self.gates[k] if k < len(self.gates) else None
 
     def rebuild(self, programs: Sequence[UOp]) -> tuple[Any, ...]:
         """tinygrad nodes for programs over this kernel's inputs, over the kernel's own leaves
@@ -68,11 +77,23 @@ class KernelExpressions:
         leaves = dict(enumerate(self.leaves))
         return tuple(to_tinygrad(p, leaves=leaves, int_dtype=tops.dtypes.int32) for p in programs)
 
-    def substitute(self, sink: Any, replacements: Sequence[Any]) -> Any:
-        """The kernel with each root replaced by the tinygrad node at the same position."""
+    def substitute(self, sink: Any, replacements: Sequence[Any], masked: Collection[int] = ()) -> Any:
+        """The kernel with each root replaced by the tinygrad node at the same position; a root in
+        `masked` (a replacement equal to it only where its gate holds) only in its masked uses, so
+        that the other roots' expressions that contain it keep its value everywhere."""
         if len(replacements) != len(self.roots):
             raise TinygradError(f"{len(replacements)} replacements for {len(self.roots)} roots")
-        return sink.substitute(dict(zip(self.roots, replacements, strict=True)))
+        everywhere = {
+            r: n for k, (r, n) in enumerate(zip(self.roots, replacements, strict=True)) if k not in masked
+        }
+        mapping: dict[Any, Any] = dict(everywhere)
+        for k in masked:
+            if not self.masked_uses[k]:
+                raise TinygradError(f"root {k} has no gate: it cannot be replaced under one")
+            for use in self.masked_uses[k]:
+                gate, _, invalid = use.src
+                mapping[use] = use.replace(src=(everywhere.get(gate, gate), replacements[k], invalid))
+        return sink.substitute(mapping)
 
 
 def _int_like(tops: Any) -> tuple[Any, ...]:
@@ -129,14 +150,46 @@ def kernel_expressions(sink: Any) -> KernelExpressions:
                 and n.op not in variables
             ):
                 roots.setdefault(s, None)
-    programs, kept, skipped = [], [], []
+    users: dict[Any, list[Any]] = {}  # the uses of each node outside the pure subgraph
+    for n in nodes:
+        if pure[n] and n not in leaf:
+            continue
+        for s in n.src:
+            users.setdefault(s, []).append(n)
+    programs, kept, skipped, gates, masked_uses = [], [], [], [], []
     for r in roots:
         try:
             programs.append(from_tinygrad(r, {}, leaves=leaf))
             kept.append(r)
         except TinygradError as e:
             skipped.append((r, str(e)))
-    return KernelExpressions(tuple(kept), tuple(programs), tuple(leaves), tuple(skipped))
+            continue
+        gates.append(_gate(r, users.get(r, []), pure, leaf))
+        masked_uses.append(tuple(users[r]) if gates[-1] is not None else ())
+    return KernelExpressions(
+        tuple(kept), tuple(programs), tuple(leaves), tuple(skipped), tuple(gates), tuple(masked_uses)
+    )
+
+
+def _gate(root: Any, users: list[Any], pure: dict[Any, bool], leaf: dict[Any, UOp]) -> UOp | None:
+    """The valid mask of an index root: when every use of it outside the pure subgraph is
+    `where(gate, root, Invalid)` with one pure gate (tinygrad's masked index), that gate as a program
+    over the kernel's inputs, else None."""
+    gates = {u.src[0] for u in users}
+    if not users or len(gates) != 1:
+        return None
+    for u in users:
+        if not (u.op.name == "WHERE" and len(u.src) == 3 and u.src[1] is root and u.src[0] is not root):
+            return None
+        if not u.src[2].is_invalid:  # a property of tinygrad's UOp
+            return None
+    (gate,) = gates
+    if not pure.get(gate, False):
+        return None
+    try:
+        return from_tinygrad(gate, {}, leaves=leaf)
+    except TinygradError:
+        return None
 
 
 def lowered_int_ops(expressions: Sequence[Any], renderer: Any) -> int:

@@ -5,6 +5,15 @@ after tinygrad's final symbolic pass:
 
 1. **The expressions** (kernel.py): every int32/bool ALU subgraph the kernel uses, as programs here
    over shared inputs (loop and GPU indices with their ranges, kernel variables, loaded ints).
+1b. **Masked indices where their mask holds.** An index root read only under one valid mask
+   (every use of it outside the pure subgraph a `where(gate, root, Invalid)`: kernel.gates) has a
+   value that matters only where the gate holds. `linear.conditions.assume` simplifies it there:
+   divisions and remainders kept in one period by the mask (`(L + 98) % 540 -> L + 98` under
+   `2 <= p0 <= 11 && 2 <= 4*p1 + p2 <= 10`), or whose remainder the mask pins (`(p0 + 1) // 2 ->
+   p0 // 2 + 1` where p0 is odd), comparisons the mask decides. The narrowed program goes into the
+   e-graph in its place when the cost model finds it no costlier, is proved as `where(gate, ., 0)`
+   on both sides (step 5), and replaces the root in its masked uses only (other roots that contain
+   it keep its value everywhere).
 2. **One e-graph per kernel.** The programs are bundled into one program, a STACK of them (a bool
    expression as a CAST to i32, since a STACK holds one dtype), and saturated once: one engine
    lease, one budget, every shared subterm one e-class. The start hooks (greedy seed, index
@@ -47,10 +56,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eqsat_uopc.errors import UserError
-from eqsat_uopc.extract import extract
+from eqsat_uopc.extract import cost_of, extract
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.linear import assume, simplify_algebra
 from eqsat_uopc.saturation import HOOKS, Additions, Hook, RunSetup, SaturationConfig, Seeds, saturate
 from eqsat_uopc.semantics.intervals import bounds
 from eqsat_uopc.tinygrad.cost import TINYGRAD_OPS
@@ -179,8 +189,12 @@ def _simplify(sink: Any, renderer: Any, settings: SimplifierSettings, report: Ke
         report.outcome = "no index expressions"
         return sink
     t = time.perf_counter()
+    programs = _given_gates(ke, settings.config)
+    report.details["narrowed"] = sum(p is not q for p, q in zip(ke.programs, programs, strict=True))
     chosen = (
-        _per_expression(ke, settings, report) if settings.per_expression else _whole(ke, settings, report)
+        _per_expression(programs, settings, report)
+        if settings.per_expression
+        else _whole(programs, settings, report)
     )
     report.saturate_seconds = time.perf_counter() - t
     changed = [k for k, (p, q) in enumerate(zip(ke.programs, chosen, strict=True)) if p is not q]
@@ -198,7 +212,7 @@ def _simplify(sink: Any, renderer: Any, settings: SimplifierSettings, report: Ke
         report.outcome = "not smaller in tinygrad's ops"
         return sink
     t = time.perf_counter()
-    proved = _proved(ke.programs, chosen, kept, settings)
+    proved = _proved(*_under_gates(ke, programs, chosen), kept, settings)
     report.prove_seconds = time.perf_counter() - t
     report.unproved = len(kept) - len(proved)
     for k in set(kept) - set(proved):
@@ -208,7 +222,8 @@ def _simplify(sink: Any, renderer: Any, settings: SimplifierSettings, report: Ke
         report.outcome = "unproved" if report.unproved else "not smaller in tinygrad's ops"
         return sink
     report.ops, report.changed, report.replaced, report.outcome = ops, len(proved), True, "smaller"
-    return ke.substitute(sink, replacements)
+    masked = [k for k in proved if ke.programs[k] is not programs[k]]  # equal under their gates only
+    return ke.substitute(sink, replacements, masked)
 
 
 def _worth_it(
@@ -237,10 +252,45 @@ def _bundle(programs: Sequence[UOp]) -> UOp:
     return UOp.stack(*(p.cast(dtypes.i32) if p.dtype is dtypes.bool else p for p in programs))
 
 
-def _whole(ke: KernelExpressions, settings: SimplifierSettings, report: KernelReport) -> list[UOp]:
+def _given_gates(ke: KernelExpressions, config: SaturationConfig) -> list[UOp]:
+    """The kernel's programs, each masked index simplified where its valid mask holds (the only
+    inputs at which its value is read): linear.conditions.assume folds what the mask decides
+    (comparisons, divisions and remainders kept in one period: `(L + 98) % 540 -> L + 98` where
+    `2 <= p0 <= 11 && 2 <= 4*p1 + p2 <= 10`), kept when the cost model finds it cheaper. Equal to
+    tinygrad's expression where the mask holds only, which is what `_under_gates` has z3 prove."""
+    out = list(ke.programs)
+    for k, p in enumerate(ke.programs):
+        gate = ke.gate(k)
+        if gate is None or p.dtype is not dtypes.i32:
+            continue
+        narrowed = assume(p, gate, True)
+        if narrowed is p:
+            continue
+        simpler = simplify_algebra(narrowed, "wrap")  # sound under both semantics
+        narrowed = narrowed if simpler is None else simpler
+        if cost_of(narrowed, config.cost) <= cost_of(p, config.cost):  # a tie may be shared
+            out[k] = narrowed
+    return out
+
+
+def _under_gates(
+    ke: KernelExpressions, programs: Sequence[UOp], chosen: Sequence[UOp]
+) -> tuple[list[UOp], list[UOp]]:
+    """What the proofs compare: tinygrad's expression and ours, each masked index that was
+    simplified under its mask as `where(gate, expression, 0)` on both sides (equal where the mask
+    holds, and both 0 elsewhere: the kernel reads neither there), the others as they are."""
+    theirs, ours = list(ke.programs), list(chosen)
+    for k, (p, q) in enumerate(zip(ke.programs, programs, strict=True)):
+        gate = ke.gate(k)
+        if p is not q and gate is not None:
+            theirs[k], ours[k] = gate.where(p, 0), gate.where(chosen[k], 0)
+    return theirs, ours
+
+
+def _whole(programs: Sequence[UOp], settings: SimplifierSettings, report: KernelReport) -> list[UOp]:
     """One saturation of the bundle; the whole DAG extracted at the expressions' own e-classes."""
     config = settings.config
-    bundle = _bundle(ke.programs)
+    bundle = _bundle(programs)
     budget = max(config.node_budget, 4 * bundle.size)
     sat = saturate(bundle, config.replace(node_budget=budget), hooks=KERNEL_HOOKS)
     try:
@@ -248,20 +298,20 @@ def _whole(ke: KernelExpressions, settings: SimplifierSettings, report: KernelRe
         report.stop_reason = sat.report.stop_reason.value
         egraph = sat.egraph
         roots = []
-        for p in ke.programs:
+        for p in programs:
             cid = sat.class_of(p)
             if cid is None:  # pragma: no cover  (every program is lowered into the e-graph)
                 raise ValueError("an expression is missing from its kernel's e-graph")
             roots.append(cid)
         rooted = dataclasses.replace(egraph, roots=tuple(roots))
-        candidates = [tuple(ke.programs)]
+        candidates = [tuple(programs)]
         for term in sat.seeds.root_terms.values():
-            if term.op is Ops.STACK and len(term.src) == len(ke.programs):
+            if term.op is Ops.STACK and len(term.src) == len(programs):
                 elems = tuple(
                     e.src[0] if p.dtype is dtypes.bool and e.op is Ops.CAST else e
-                    for p, e in zip(ke.programs, term.src, strict=True)
+                    for p, e in zip(programs, term.src, strict=True)
                 )
-                if all(e.dtype is p.dtype for p, e in zip(ke.programs, elems, strict=True)):
+                if all(e.dtype is p.dtype for p, e in zip(programs, elems, strict=True)):
                     candidates.append(elems)
         result = extract(
             rooted,
@@ -273,15 +323,15 @@ def _whole(ke: KernelExpressions, settings: SimplifierSettings, report: KernelRe
         )
     finally:
         sat.close()
-    report.details["dag_cost"] = (_dag_cost(ke.programs, config), result.cost)
+    report.details["dag_cost"] = (_dag_cost(programs, config), result.cost)
     return list(result.programs)
 
 
-def _per_expression(ke: KernelExpressions, settings: SimplifierSettings, report: KernelReport) -> list[UOp]:
+def _per_expression(programs: Sequence[UOp], settings: SimplifierSettings, report: KernelReport) -> list[UOp]:
     """One saturation per expression, each extracted on its own (the comparison the bench makes)."""
     config = settings.config
     chosen = []
-    for p in ke.programs:
+    for p in programs:
         sat = saturate(p, config.replace(node_budget=max(config.node_budget, 4 * p.size)))
         try:
             result = sat.extract()
@@ -310,8 +360,6 @@ def never_overflows(program: UOp) -> bool:
 
 
 def _dag_cost(programs: Sequence[UOp], config: SaturationConfig) -> float:
-    from eqsat_uopc.extract import cost_of
-
     return cost_of(tuple(programs), config.cost)
 
 

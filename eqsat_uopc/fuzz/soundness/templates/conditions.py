@@ -52,6 +52,32 @@ def _where_assume(d: EdgeDraw) -> UOp:
 
 
 @template(
+    "where-period",
+    _FAMILY,
+    "where(mask, x // c or x % c, f): the mask keeps x in one period of c or pins a remainder of its "
+    "terms; a conjunct the others imply",
+)
+def _where_period(d: EdgeDraw) -> UOp:
+    s = d.linear(d.int(1, 2), const=d.pick((0, d.const())))
+    c = d.pick((2, 3, 16, 540, -4, -7, 2**30, 2**31 - 1))
+    lo = d.near(s)
+    width = d.pick((1, 2, abs(c) - 1, abs(c), abs(c) + 1, d.const()))
+    mask = d.and_(d.not_(s < lo), s < UOp.const(wrap(lo + width)))
+    m = d.pick((2, 3, 4))
+    pin = d.pick((d.plus_const(s, d.const()) % m < 1, d.not_(d.plus_const(s, d.const()) % m < m - 1)))
+    mask = d.pick((mask, pin, d.and_(mask, pin), d.and_(pin, mask)))
+    x = (
+        d.plus_const(s, d.const())
+        if d.chance(0.6)
+        else d.add(d.scaled(s, d.pick((1, -1, 2))), d.some_input())
+    )
+    t = x // c if d.chance(0.5) else x % c
+    if d.chance(0.2):
+        return mask  # a conjunction whose conjuncts may imply each other
+    return mask.where(d.add(t, d.some_input()) if d.chance(0.3) else t, d.some_input())
+
+
+@template(
     "truth-table", _FAMILY, "boolean terms over comparisons of one linear form, decided on every assignment"
 )
 def _truth_table(d: EdgeDraw) -> UOp:
