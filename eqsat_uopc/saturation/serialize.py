@@ -118,17 +118,20 @@ class Snapshot:
             cons[row.output] = (row.inputs[0], row.inputs[1])
         for row in funcs["Nil"].rows:
             nil.add(row.output)
-        lists: dict[bindings.Value, tuple[bindings.Value, ...]] = {v: () for v in nil}
+        lists: dict[bindings.Value, tuple[bindings.Value, ...]] = {}
 
         def flat(v: bindings.Value) -> tuple[bindings.Value, ...]:
-            chain = []
-            while v not in lists:
-                chain.append(v)
-                v = cons[v][1]
-            out = lists[v]
-            for c in reversed(chain):
-                out = lists[c] = (cons[c][0], *out)
-            return lists[chain[0]] if chain else out
+            # only the lists an e-node holds are flattened, each by one walk down its cells: a tuple
+            # per suffix (k of them for a k-element STACK) would copy k**2 / 2 elements
+            out = lists.get(v)
+            if out is None:
+                heads = []
+                cell = v
+                while cell not in nil:
+                    head, cell = cons[cell]
+                    heads.append(head)
+                out = lists[v] = tuple(heads)
+            return out
 
         classes: dict[bindings.Value, list[SNode]] = {}
         hidden: list[tuple[str, Any]] = []  # subsumed rows: used only for a class that has nothing else
