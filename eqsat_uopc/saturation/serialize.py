@@ -39,6 +39,7 @@ _CONST_TYPE = {"Int": "i32", "Bool": "bool", "Flt": "f32", "Dbl": "f32"}
 _KEYED = {k.ctor for k in KINDS.values() if "k" in k.fields}
 _LISTED = {k.ctor for k in KINDS.values() if "l" in k.fields}
 _OP_OF_CTOR: dict[str, Ops] = {**dict.fromkeys(CONST_CTORS, Ops.CONST), **OP_OF}
+_PLAIN_OP = {c: op for c, op in OP_OF.items() if op is not Ops.CAST}  # not constants, not CAST
 
 
 class SNode(NamedTuple):
@@ -253,11 +254,21 @@ class Snapshot:
         id_of = ids.__getitem__
         parsed: dict[str, tuple] = {}  # type string -> (dtype, shape): a few dozen distinct ones
         classes: dict[ClassId, EClass] = {}
+        op_of = _PLAIN_OP  # the e-nodes whose ENode needs no more than op, arg and children
         for v, nodes in self.classes.items():
             t = self.types[v]
             dtype, shape = parsed.get(t) or parsed.setdefault(t, parse_type(t))
             cid = ids[v]
-            classes[cid] = EClass(cid, tuple([_enode(n, args, id_of) for n in nodes]), dtype, shape)
+            enodes = []
+            for n in nodes:  # _enode, inlined for the common e-node: one call per e-node saved
+                op = op_of.get(n[0])
+                if op is None:
+                    enodes.append(_enode(n, args, id_of))
+                else:
+                    prim, kids = n[2], n[3]
+                    arg = None if prim is None else args[prim]
+                    enodes.append(ENode(op, arg, tuple(map(id_of, kids)) if kids else ()))
+            classes[cid] = EClass(cid, tuple(enodes), dtype, shape)
         meta = {} if live is None else {"egglog": EgglogExtractor(live, self, ids, args, is_live)}
         return EGraph(classes, tuple(ids[r] for r in roots), meta)
 
