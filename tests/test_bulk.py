@@ -68,6 +68,6 @@ def test_optimize_runs_with_the_collector_paused_and_restores_it():
         def node_cost(self, op, arg, dtype, shape):
             raise RuntimeError("no cost")
 
-    with pytest.raises(RuntimeError, match="^no cost$"):
+    with pytest.raises(RuntimeError, match=r"^no cost$"):
         optimize(x + 0, Failing())
     assert gc.isenabled()

@@ -222,6 +222,8 @@ class UOp:
     @staticmethod
     def const(v: Any, dtype: DType | None = None, shape: tuple[int, ...] = ()) -> UOp:
         """A scalar constant (converted to dtype), broadcast to shape with RESHAPE + EXPAND if given."""
+        if type(v) is int and (dtype is None or dtype is dtypes.i32) and not shape:
+            return UOp(Ops.CONST, (), v)  # the common constant (the rules write millions), as below
         if isinstance(v, UOp):
             raise UOpError(f"CONST value must be a Python scalar, got a UOp ({v.op.name})")
         if dtype is None:
