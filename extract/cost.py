@@ -147,18 +147,26 @@ def cost_model(cost: str | Any) -> Any:
 def checked_node_cost(model: Any, op: Ops, arg: Any, dtype: DType, shape: tuple[int, ...]) -> float:
     """model.node_cost(...), refusing what would make extraction meaningless (negative, NaN, inf)."""
     c = model.node_cost(op, arg, dtype, shape)
-    where = f"{op.name} ({dtype.name} {shape})"
-    if isinstance(c, bool) or not isinstance(c, numbers.Real):  # numpy scalars are Real too
+    if type(c) is int or type(c) is float:  # the common case: checked without the generic tests
+        if c >= 0 and c != math.inf:  # NaN fails c >= 0
+            return c
+    elif isinstance(c, bool) or not isinstance(c, numbers.Real):  # numpy scalars are Real too
         raise CostModelError(
             f"cost model {cost_model_name(model)!r} gave {op.name} a cost of type "
-            f"{type(c).__name__} ({c!r}); costs must be numbers [at {where}]"
+            f"{type(c).__name__} ({c!r}); costs must be numbers [at {_where(op, dtype, shape)}]"
         )
     if not math.isfinite(c) or c < 0:
         raise CostModelError(
             f"cost model {cost_model_name(model)!r} gave {op.name} cost {c!r}; costs must be finite and "
-            f"non-negative [at {where}]"
+            f"non-negative [at {_where(op, dtype, shape)}]"
         )
     return c
+
+
+def _where(op: Ops, dtype: DType, shape: tuple[int, ...]) -> str:
+    """Where a cost model's bad cost came from, for its error (written only then: costs are checked
+    once per node of every program costed)."""
+    return f"{op.name} ({dtype.name} {shape})"
 
 
 def aggregate(kind: str, own: float, child_costs: Iterable[float]) -> float:

@@ -76,12 +76,18 @@ _set_op, _set_arg, _set_children, _set_key, _set_hash = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class EClass:
     id: ClassId
     nodes: tuple[ENode, ...]
     dtype: DType
     shape: tuple[int, ...]
+
+    def __init__(self, id: ClassId, nodes: tuple[ENode, ...], dtype: DType, shape: tuple[int, ...]) -> None:
+        # the fields written straight into the instance's dict: a frozen dataclass's own __init__
+        # sets each through object.__setattr__, twice as slow, and read-back builds one per e-class
+        d = self.__dict__
+        d["id"], d["nodes"], d["dtype"], d["shape"] = id, nodes, dtype, shape
 
 
 @dataclass

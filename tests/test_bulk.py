@@ -42,3 +42,32 @@ def test_as_a_decorator_keeps_the_function():
     assert collecting(1) == (2, False)
     assert collecting.__doc__ == "doc" and collecting.__name__ == "collecting"
     assert gc.isenabled()
+
+
+def test_optimize_runs_with_the_collector_paused_and_restores_it():
+    # optimize pauses it over its pulses and validation (the read-back e-graph is scanned once,
+    # when it ends): a cost model sees it off, and it is on again after, also after an error
+    from eqsat_uopc import UOp, optimize
+
+    seen = []
+
+    class Watching:
+        kind = "dag"
+
+        def node_cost(self, op, arg, dtype, shape):
+            seen.append(gc.isenabled())
+            return 1
+
+    x, y = UOp.param(0), UOp.param(1)
+    # one iteration a pulse: optimize costs each pulse's start program to decide on the next
+    result = optimize((x + y) * 3 + (y + x) * 3, Watching(), iter_limit=1, pulses=2)
+    assert len(result.info["pulses"]) == 2 and len(seen) > 20
+    assert not any(seen) and gc.isenabled()
+
+    class Failing(Watching):
+        def node_cost(self, op, arg, dtype, shape):
+            raise RuntimeError("no cost")
+
+    with pytest.raises(RuntimeError, match=r"^no cost$"):
+        optimize(x + 0, Failing())
+    assert gc.isenabled()

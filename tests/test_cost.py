@@ -95,6 +95,8 @@ class Bad:
         (-1, "cost -1; costs must be finite and non-negative"),
         (math.inf, "cost inf; costs must be finite and non-negative"),
         (math.nan, "cost nan; costs must be finite and non-negative"),
+        (-math.inf, "cost -inf; costs must be finite and non-negative"),
+        (-0.5, "cost -0.5; costs must be finite and non-negative"),
     ],
 )
 def test_bad_costs_are_rejected_naming_the_op(value, problem):

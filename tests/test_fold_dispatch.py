@@ -50,6 +50,27 @@ def test_a_snapshot_finds_e_nodes_by_op_and_by_their_children():
     assert snap.nodes_of(Ops.MUL) == []
 
 
+def test_a_snapshot_reads_lists_that_share_cells_as_each_e_nodes_own_elements():
+    # the lowering shares the cons cells of a common suffix; the read-back flattens each list whole
+    x, y, z = UOp.param(0), UOp.param(1), UOp.param(2)
+    stacks = (UOp.stack(x, y, z), UOp.stack(y, z), UOp.stack(z, y))
+    eg = bindings.EGraph()
+    eg.parse_and_run_program(SCHEMA)
+    lowerer = Lowerer(eg)
+    for s in stacks:
+        lowerer.lower(s)
+    assert len(lowerer.rows["LdCons"]) == 5  # (z), (y z), (x y z); (y z) shared; (y), (z y)
+    lowerer.flush()
+    snap = Snapshot(eg)
+    read = {v: n.kids for v, n in snap.nodes_of(Ops.STACK)}
+    name = {u: snap.by_name[i] for u, i in lowerer.ids.items()}
+    assert read == {name[s]: tuple(name[e] for e in s.src) for s in stacks}
+    wide = UOp.stack(*(UOp.const(i) for i in range(2_000)))
+    _, snap = lowered(wide)
+    ((_, node),) = snap.nodes_of(Ops.STACK)
+    assert [snap.classes[k][0].const_value() for k in node.kids] == list(range(2_000))
+
+
 @pytest.mark.parametrize(
     ("families", "unions", "matches"),
     [

@@ -130,3 +130,32 @@ def test_the_index_algebra_hook_counts_the_rules_it_fired():
         "linear/divmod-fold": 1,
         "linear/sum-fold": 1,
     }
+
+
+def test_an_iterating_hook_sees_the_e_graph_as_it_is_and_one_snapshot_while_it_is_unchanged():
+    # rules banned by a small match limit: iterations change nothing while they wait, and the hooks
+    # get the snapshot they last saw again; every snapshot a hook gets equals a fresh read-back
+    from eqsat_uopc.saturation.serialize import Snapshot
+
+    seen = []
+
+    class Witness(Hook):
+        name = "witness"
+        iterates = True
+
+        def after_iteration(self, snapshot):
+            fresh = Snapshot(self.lowerer.egraph)
+            same = (fresh.classes, fresh.names, fresh.by_name) == (
+                snapshot.classes,
+                snapshot.names,
+                snapshot.by_name,
+            )
+            seen.append((snapshot, same))
+            return 0
+
+    x, y, z = UOp.param(0), UOp.param(1), UOp.param(2)
+    p = (x + y) * (y + z) + (z + x) * 3 + (x * 2 + 0) * 1
+    s = saturate(p, hooks=(*HOOKS, Witness), match_limit=3, ban_length=3)
+    assert (s.report.stop_reason.value, s.report.iterations) == ("saturated", 11)
+    assert [same for _, same in seen] == [True] * 11
+    assert len({id(snapshot) for snapshot, _ in seen}) == 5

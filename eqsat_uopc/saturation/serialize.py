@@ -39,6 +39,7 @@ _CONST_TYPE = {"Int": "i32", "Bool": "bool", "Flt": "f32", "Dbl": "f32"}
 _KEYED = {k.ctor for k in KINDS.values() if "k" in k.fields}
 _LISTED = {k.ctor for k in KINDS.values() if "l" in k.fields}
 _OP_OF_CTOR: dict[str, Ops] = {**dict.fromkeys(CONST_CTORS, Ops.CONST), **OP_OF}
+_PLAIN_OP = {c: op for c, op in OP_OF.items() if op is not Ops.CAST}  # not constants, not CAST
 
 
 class SNode(NamedTuple):
@@ -118,17 +119,20 @@ class Snapshot:
             cons[row.output] = (row.inputs[0], row.inputs[1])
         for row in funcs["Nil"].rows:
             nil.add(row.output)
-        lists: dict[bindings.Value, tuple[bindings.Value, ...]] = {v: () for v in nil}
+        lists: dict[bindings.Value, tuple[bindings.Value, ...]] = {}
 
         def flat(v: bindings.Value) -> tuple[bindings.Value, ...]:
-            chain = []
-            while v not in lists:
-                chain.append(v)
-                v = cons[v][1]
-            out = lists[v]
-            for c in reversed(chain):
-                out = lists[c] = (cons[c][0], *out)
-            return lists[chain[0]] if chain else out
+            # only the lists an e-node holds are flattened, each by one walk down its cells: a tuple
+            # per suffix (k of them for a k-element STACK) would copy k**2 / 2 elements
+            out = lists.get(v)
+            if out is None:
+                heads = []
+                cell = v
+                while cell not in nil:
+                    head, cell = cons[cell]
+                    heads.append(head)
+                out = lists[v] = tuple(heads)
+            return out
 
         classes: dict[bindings.Value, list[SNode]] = {}
         hidden: list[tuple[str, Any]] = []  # subsumed rows: used only for a class that has nothing else
@@ -250,11 +254,21 @@ class Snapshot:
         id_of = ids.__getitem__
         parsed: dict[str, tuple] = {}  # type string -> (dtype, shape): a few dozen distinct ones
         classes: dict[ClassId, EClass] = {}
+        op_of = _PLAIN_OP  # the e-nodes whose ENode needs no more than op, arg and children
         for v, nodes in self.classes.items():
             t = self.types[v]
             dtype, shape = parsed.get(t) or parsed.setdefault(t, parse_type(t))
             cid = ids[v]
-            classes[cid] = EClass(cid, tuple([_enode(n, args, id_of) for n in nodes]), dtype, shape)
+            enodes = []
+            for n in nodes:  # _enode, inlined for the common e-node: one call per e-node saved
+                op = op_of.get(n[0])
+                if op is None:
+                    enodes.append(_enode(n, args, id_of))
+                else:
+                    prim, kids = n[2], n[3]
+                    arg = None if prim is None else args[prim]
+                    enodes.append(ENode(op, arg, tuple(map(id_of, kids)) if kids else ()))
+            classes[cid] = EClass(cid, tuple(enodes), dtype, shape)
         meta = {} if live is None else {"egglog": EgglogExtractor(live, self, ids, args, is_live)}
         return EGraph(classes, tuple(ids[r] for r in roots), meta)
 
