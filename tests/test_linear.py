@@ -474,6 +474,27 @@ def test_the_algebra_respects_int32_limits():
     assert fold_sum(big * 2**30 + big * 2**30) is None  # the coefficient 2**31 is no int32
 
 
+def test_a_square_that_may_wrap_is_no_product_of_its_factors():
+    # (p0*p0) % p0 -> (p0 % 1) * p0 = 0 was written at any bounds (a square counted as one factor,
+    # its fit never checked): under wrap p0*p0 wraps from p0 = 46341 on, and at 65623 the input is 58054
+    wide, narrow = P(0, 100, 65623), P(0, 100, 46340)
+    for exact in (False, True):
+        assert fold_divmod((wide * wide) % wide, exact) is None
+        assert fold_divmod((wide * wide) // wide, exact) is None
+    assert simplify_algebra((narrow * narrow) % narrow, "wrap") is UOp.const(0)
+    assert check_equivalent((wide * wide) % wide, simplify_algebra((wide * wide) % wide, "wrap")).equivalent
+
+
+def test_a_gcd_of_2_to_the_31_builds_no_constant_outside_int32():
+    # x*-2**31 % -2**31: the gcd 2**31 of coefficient and divisor is no int32 constant to multiply
+    # by; it raised UOpError from _gcd (fuzz-soundness seeds 106, 108, 109 under no_overflow)
+    for x in (P(0, -1, 0), P(0, 0, 1), UOp.range(2, "r0")):
+        u = (x * I32_MIN) % I32_MIN
+        assert fold_divmod(u, exact=True) is None and fold_divmod(u) is None
+        for sem in ("wrap", "no_overflow"):
+            assert optimize(u, int_semantics=sem).validation.status in ("identical", "proved")
+
+
 def test_no_overflow_takes_every_value_as_exact_and_still_checks_what_it_writes():
     from eqsat_uopc.linear import fold_compare as compare
 

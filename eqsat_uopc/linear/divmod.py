@@ -169,6 +169,8 @@ def _gcd(lx: LinearForm, c: int, mod: bool, exact: bool) -> UOp | None:
     if g <= 1 or not lx.terms:
         return None
     if lx.const % g == 0:
+        if mod and g > I32_MAX:  # g = 2**31 (c = -2**31): no i32 constant g to multiply by
+            return None
         reduced = LinearForm(tuple((a, f // g) for a, f in lx.terms), lx.const // g)
         inner = _divmod(reduced, c // g, mod)
         return None if inner is None else (inner * g if mod else inner)
@@ -323,7 +325,7 @@ def _products(lx: LinearForm) -> list[Product] | None:
     out = []
     for a, f in lx.terms:
         p = Product.of(a)
-        if len(p.factors) > 1 and not _product_fits(p):
+        if p.factors.total() > 1 and not _product_fits(p):  # (a square is a product of two factors)
             return None
         out.append(Product(p.const * f, p.factors))
     if lx.const:
