@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -470,20 +471,11 @@ class ChainSearch:
             return 0
         if a.shape or b.shape or a.dtype is not b.dtype or max(a.size, b.size) > ITERATION_MAX_SIZE:
             return None
-        engine = self._engine_for()
-        if not self._units:
-            return None
-        if self._programs >= EGGLOG_PROGRAMS:
-            return None
-        self._programs += 1
-        engine.checkpoint()  # the pool's engine holds its program begun: each try is undone by a rollback
-        egraph = engine.egraph
-        try:
-            lowerer = Lowerer(egraph)
-            ia, ib = lowerer.lower(a), lowerer.lower(b)
-            lowerer.flush()
-            egraph.parse_and_run_program("(run bookkeeping 1)")
-            self._analyse(engine, egraph)
+        with self._fresh_egraph(a, b) as fresh:
+            if fresh is None:
+                return None
+            engine, lowerer = fresh
+            egraph, ia, ib = engine.egraph, lowerer.ids[a], lowerer.ids[b]
             everything = engine.combined((*self._analyses, *(r for r, _ in self._units)))
             for k in range(limit + 1):
                 if _value(egraph, ia) == _value(egraph, ib):
@@ -492,6 +484,26 @@ class ChainSearch:
                     egraph.parse_and_run_program(f"(run {everything} 1)")
                     egraph.parse_and_run_program("(run bookkeeping 1)")
             return None
+
+    @contextmanager
+    def _fresh_egraph(self, *terms: UOp) -> Iterator[tuple[Engine, Lowerer] | None]:
+        """The pool's engine holding an e-graph of the terms alone, after the bookkeeping rules and the
+        analyses, and its lowerer (the terms' N ids); every change is undone by a rollback when the
+        block ends. None when no egglog rule matched the run, or the EGGLOG_PROGRAMS tries are spent."""
+        engine = self._engine_for()
+        if not self._units or self._programs >= EGGLOG_PROGRAMS:
+            yield None
+            return
+        self._programs += 1
+        engine.checkpoint()  # the pool's engine holds its program begun: each try is undone by a rollback
+        try:
+            lowerer = Lowerer(engine.egraph)
+            for t in terms:
+                lowerer.lower(t)
+            lowerer.flush()
+            engine.egraph.parse_and_run_program("(run bookkeeping 1)")
+            self._analyse(engine, engine.egraph)
+            yield engine, lowerer
         finally:
             engine.rollback()
 
@@ -511,27 +523,16 @@ class ChainSearch:
         the terms the iteration wrote (to depth ITERATION_DEPTH)."""
         if a.shape or a.size > ITERATION_MAX_SIZE:
             return []
-        engine = self._engine_for()
-        if not self._units:
-            return []
-        if self._programs >= EGGLOG_PROGRAMS:
-            return []
-        self._programs += 1
-        engine.checkpoint()  # the pool's engine holds its program begun: each try is undone by a rollback
-        egraph = engine.egraph
-        try:
-            lowerer = Lowerer(egraph)
-            lowerer.lower(a)
-            lowerer.flush()
-            egraph.parse_and_run_program("(run bookkeeping 1)")
-            self._analyse(engine, egraph)
+        with self._fresh_egraph(a) as fresh:
+            if fresh is None:
+                return []
+            engine, lowerer = fresh
+            egraph = engine.egraph
             egraph.parse_and_run_program(f"(run {engine.combined(tuple(r for r, _ in self._units))} 1)")
             egraph.parse_and_run_program("(run bookkeeping 1)")
             snapshot = Snapshot(egraph)
             ids = snapshot.class_ids()
             graph = snapshot.to_egraph(lowerer.args, (), None)
-        finally:
-            engine.rollback()
         known: dict[Any, UOp] = {}
         for u, name in lowerer.ids.items():
             value = snapshot.by_name.get(name)
@@ -637,21 +638,11 @@ class ChainSearch:
         can be left out (delta debugging: chunks of the rules removed while the rest still unite)."""
         if a.shape or b.shape:
             return None
-        engine = self._engine_for()
-        units = self._units
-        if not units:
-            return None
-        if self._programs >= EGGLOG_PROGRAMS:
-            return None
-        self._programs += 1
-        engine.checkpoint()  # the pool's engine holds its program begun: each try is undone by a rollback
-        egraph = engine.egraph
-        try:
-            lowerer = Lowerer(egraph)
-            ia, ib = lowerer.lower(a), lowerer.lower(b)
-            lowerer.flush()
-            egraph.parse_and_run_program("(run bookkeeping 1)")
-            self._analyse(engine, egraph)
+        with self._fresh_egraph(a, b) as fresh:
+            if fresh is None:
+                return None
+            engine, lowerer = fresh
+            egraph, ia, ib, units = engine.egraph, lowerer.ids[a], lowerer.ids[b], self._units
             if _value(egraph, ia) == _value(egraph, ib):
                 return None  # the analyses alone: no rewrite to name
 
@@ -690,8 +681,6 @@ class ChainSearch:
                 if chunk == 1:
                     return [name for _, name in units]
                 chunk = max(1, chunk // 2)
-        finally:
-            engine.rollback()
 
     def _together(self, a: UOp, b: UOp) -> str:
         """For an unexplained step: the egglog rules that unite a and b together, in one iteration or
