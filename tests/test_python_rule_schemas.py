@@ -6,6 +6,9 @@ import pytest
 import z3
 from eqsat_uopc.rules import FAMILIES
 
+from eqsat_uopc.ir.dtype import I32_MAX
+from eqsat_uopc.ir.uir import uir_line
+from eqsat_uopc.verify.proof import prove_equivalent
 from eqsat_uopc.verify.schemas import (
     PYTHON_SCHEMAS,
     Schema,
@@ -19,7 +22,7 @@ INSTANCES = 4  # parameter draws per schema and int semantics in the suite (24 b
 
 @pytest.fixture(scope="module")
 def reports():
-    return verify_python_rules(instances=INSTANCES)
+    return verify_python_rules(instances=INSTANCES, nonlinear_instances=0)  # those: the test below
 
 
 def test_every_python_rule_is_proved_or_says_why_not(reports):
@@ -55,7 +58,7 @@ def test_every_python_rule_is_proved_or_says_why_not(reports):
         "evaluate/index-index/any",
         "linear/piecewise-compare/add",
     }
-    assert len(PYTHON_SCHEMAS) == 60
+    assert len(PYTHON_SCHEMAS) == 67
 
 
 def _schema_named(name):
@@ -132,3 +135,44 @@ def test_the_one_period_folds_need_the_numerator_to_fit(monkeypatch):
     assert r.status == "refuted"
     e = r.counterexample["e"]
     assert abs(e * 2**30 + r.counterexample["a"] + r.counterexample["kl"]) > 2**31 - 1  # x wraps
+
+
+NONLINEAR = [s for s in PYTHON_SCHEMAS if s.nonlinear]
+
+
+def test_the_variable_divisor_folds_are_the_nonlinear_schemas():
+    assert [s.name for s in NONLINEAR] == [
+        "linear/divmod-fold/variable-nested-mod",
+        "linear/divmod-fold/variable-linear-multiple-div",
+        "linear/divmod-fold/variable-linear-multiple-mod",
+        "linear/divmod-fold/variable-gcd-div",
+        "linear/divmod-fold/variable-gcd-mod",
+        "linear/divmod-fold/variable-exact-multiples-div",
+        "linear/divmod-fold/variable-exact-multiples-mod",
+    ]
+    assert verify_python_rules(["linear"], instances=0, nonlinear_instances=0) == []
+
+
+@pytest.mark.parametrize("schema", NONLINEAR, ids=lambda s: s.name.rsplit("/", 1)[1])
+def test_each_variable_divisor_fold_is_proved_on_a_drawn_program(schema):
+    """One draw each in the suite (a bit-vector proof with a variable divisor takes seconds; the
+    default is 4): fold_divmod's own rewrite of the drawn program, proved a refinement."""
+    for sem in ("wrap", "no_overflow"):
+        report = verify_schema(schema, sem, instances=1)
+        assert (report.status, report.instances) == ("tested", 1), str(report)
+
+
+def test_the_square_is_refuted_without_its_fit_check(monkeypatch):
+    """The variable-divisor gcd with the fit check of products skipped (the bug `p0*p0 % p0 -> 0`
+    had: a square counted as one factor): its rewrite of a drawn square is refuted under wrap, where
+    the code as it is writes nothing."""
+    import eqsat_uopc.linear.divmod as divmod_module
+
+    [schema] = [s for s in NONLINEAR if s.name.endswith("variable-gcd-mod")]
+    params = {"y.lo": 100, "y.hi": 65623, "h": 1, "g": 0, "m": 1, "square": 1}
+    assert schema.build(Question("wrap", params)) is None
+    monkeypatch.setattr(divmod_module, "_product_fits", lambda p: True)
+    lhs, rhs = schema.build(Question("wrap", params))
+    assert (uir_line(lhs), uir_line(rhs)) == ("floormod(mul(mul(p0, p0), 1), p0)", "mul(floormod(p0, 1), p0)")
+    proof = prove_equivalent(lhs, rhs, "wrap", refinement=True, rlimit=2_000_000)
+    assert proof.status == "refuted" and proof.counterexample["p0"] ** 2 > I32_MAX

@@ -21,7 +21,9 @@ from typing import Any
 
 import z3
 
-from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.linear import fold_divmod
 from eqsat_uopc.rules.python_rules import DIVMOD_FOLD
 from eqsat_uopc.verify.schemas.question import Atom, Claim, Form, Question, Schema, Value, draw_constant
 
@@ -398,6 +400,149 @@ def _draw_negative(rng: random.Random) -> dict[str, int]:
     return {"f": _coef(rng), "g": _coef(rng), "c": -_divisor(rng)}
 
 
+# -- variable divisors (_fold_by_variable): the code itself, proved on drawn programs
+#
+# A variable divisor makes the question non-linear (a quotient or product of two unknowns), which
+# the linear-integer questions above cannot state. So each draw of such a schema is a program: its
+# inputs carry the drawn bounds (edges included), the written term is fold_divmod's own, and the
+# program verifier decides the refinement over 32-bit bit-vectors for every input value within the
+# bounds. A draw the fold does not rewrite under the semantics asked is one its guards reject
+# (vacuous); a draw the fold rewrites into something else is refuted with its counterexample.
+
+# bounds of an input: unbounded, small, a range, one sign, around 2**16 and 2**30, touching an end
+_ANY_BOUNDS = (
+    (I32_MIN, I32_MAX),
+    (0, 40),
+    (0, 1023),
+    (-40, 40),
+    (0, I32_MAX),
+    (I32_MIN, -1),
+    (2**16 - 8, 2**16 + 8),
+    (2**30 - 8, 2**30 + 8),
+    (I32_MAX - 40, I32_MAX),
+    (I32_MIN, I32_MIN + 40),
+)
+# bounds of a divisor that exclude 0 (a divisor that may be 0 is left as written)
+_NONZERO_BOUNDS = (
+    (1, 40),
+    (2, 6),
+    (-40, -1),
+    (1, I32_MAX),
+    (I32_MIN, -1),
+    (2**16, 2**16 + 8),
+    (I32_MAX - 40, I32_MAX),
+)
+# bounds of a divisor > 0 and of a term >= 0
+_POSITIVE_BOUNDS = ((1, 40), (2, 6), (1, I32_MAX), (2**16, 2**16 + 8), (I32_MAX - 40, I32_MAX))
+_NONNEGATIVE_BOUNDS = ((0, 40), (0, 1023), (0, I32_MAX), (2**16 - 8, 2**16 + 8), (I32_MAX - 40, I32_MAX))
+
+
+def _draw_bounds(rng: random.Random, params: dict[str, int], name: str, choices) -> None:
+    params[f"{name}.lo"], params[f"{name}.hi"] = rng.choice(choices)
+
+
+def _input(q: Question, slot: int, name: str) -> UOp:
+    return UOp.param(slot, dtypes.i32, bounds=(q.param(f"{name}.lo"), q.param(f"{name}.hi")))
+
+
+def _folded_program(build_lhs):
+    """A schema's builder for a program shape: (the drawn program, what fold_divmod writes for it
+    under the semantics asked), or None when it writes nothing."""
+
+    def build(q: Question) -> Claim | None:
+        lhs = build_lhs(q)
+        rhs = fold_divmod(lhs, exact=not q.wrap)
+        return None if rhs is None or rhs is lhs else (lhs, rhs)
+
+    return build
+
+
+def _draw_variable(*nonzero: str, any_sign: tuple[str, ...] = (), coefs: tuple[str, ...] = (), positive=None):
+    def draw(rng: random.Random) -> dict[str, int]:
+        params: dict[str, int] = {}
+        for name in nonzero:
+            _draw_bounds(rng, params, name, _NONZERO_BOUNDS if positive is None else positive)
+        for name in any_sign:
+            _draw_bounds(rng, params, name, _ANY_BOUNDS)
+        for name in coefs:  # mostly small: a large coefficient times a remainder rarely fits
+            params[name] = rng.choice((1, 1, -1, 2, 3, -2)) if rng.random() < 0.7 else _coef(rng)
+        return params
+
+    return draw
+
+
+def _var_nested_mod(q: Question) -> UOp:
+    """((x*h + j) % y * f + b*g + k) % y: the residue read into the outer sum."""
+    y, x, b = _input(q, 0, "y"), _input(q, 1, "x"), _input(q, 2, "b")
+    inner = x * q.param("h") + q.param("j")
+    return (inner % y * q.param("f") + b * q.param("g") + q.param("k")) % y
+
+
+def _var_linear_multiple(mod: bool):
+    def build_lhs(q: Question) -> UOp:
+        """(y*k + b*m + c) // y, y = v*s + t a sum."""
+        v, b = _input(q, 0, "v"), _input(q, 1, "b")
+        y = v * q.param("s") + q.param("t")
+        x = y * q.param("k") + b * q.param("m") + q.param("c")
+        return x % y if mod else x // y
+
+    return build_lhs
+
+
+def _var_symbolic_gcd(mod: bool):
+    def build_lhs(q: Question) -> UOp:
+        """(b*y*h + y*g) // (y*m), b = y (a square) and g = 0 when drawn so: the gcd y*gcd(h, g, m)
+        factored out."""
+        y = _input(q, 0, "y")
+        b = y if q.param("square") else _input(q, 1, "b")
+        x = b * y * q.param("h") + y * q.param("g") if q.param("g") else b * y * q.param("h")
+        d = y * q.param("m") if q.param("m") != 1 else y
+        return x % d if mod else x // d
+
+    return build_lhs
+
+
+def _var_exact_multiples(mod: bool):
+    def build_lhs(q: Question) -> UOp:
+        """(y*a*m + b) // y, the numerator >= 0 and y > 0."""
+        y, a, b = _input(q, 0, "y"), _input(q, 1, "a"), _input(q, 2, "b")
+        x = y * a * q.param("m") + b
+        return x % y if mod else x // y
+
+    return build_lhs
+
+
+def _draw_nested_variable(rng: random.Random) -> dict[str, int]:
+    params = _draw_variable("y", any_sign=("x", "b"), coefs=("h", "f", "g"))(rng)
+    params["j"] = draw_constant(rng)
+    params["k"] = rng.choice((-params["j"], draw_constant(rng), 0)) if params["j"] != I32_MIN else 0
+    return params
+
+
+def _draw_linear_multiple(rng: random.Random) -> dict[str, int]:
+    params = _draw_variable("v", any_sign=("b",), coefs=("k", "m"), positive=_NONNEGATIVE_BOUNDS)(rng)
+    s = rng.choice((1, 1, 2, -1))  # y = v*s + t, whose bounds must exclude 0
+    params |= {"s": s, "t": s * rng.choice((1, 2, 7, draw_constant(rng, positive=True)))}
+    params["c"] = draw_constant(rng)
+    return params
+
+
+def _draw_symbolic_gcd(rng: random.Random) -> dict[str, int]:
+    params = _draw_variable("y", any_sign=("b",))(rng)
+    k = rng.choice((1, 2, 3, 4, 2**16, -2))
+    params |= {"h": k * rng.choice((1, 2, 3)), "g": k * rng.choice((1, 2, -1, 0)), "m": k}
+    params["square"] = int(rng.random() < 0.3)
+    return params
+
+
+def _draw_exact_multiples(rng: random.Random) -> dict[str, int]:
+    params = _draw_variable("y", positive=_POSITIVE_BOUNDS)(rng)
+    _draw_bounds(rng, params, "a", _NONNEGATIVE_BOUNDS)
+    _draw_bounds(rng, params, "b", _NONNEGATIVE_BOUNDS)
+    params["m"] = rng.choice((1, 1, 2, 3))
+    return params
+
+
 DIVMOD_SCHEMAS: tuple[Schema, ...] = (
     Schema(DIV, f"{DIV}/read-div", "x // c -> E // c", "x's form fits int32 (wrap)", _read(False), _draw_fgc),
     Schema(DIV, f"{DIV}/read-mod", "x % c -> E % c", "x's form fits int32 (wrap)", _read(True), _draw_fgc),
@@ -584,5 +729,50 @@ DIVMOD_SCHEMAS: tuple[Schema, ...] = (
         "-c an int32",
         _negative_divisor(True),
         _draw_negative,
+    ),
+    Schema(
+        DIV,
+        f"{DIV}/variable-nested-mod",
+        "(a % y + b) % y -> (a + b) % y",
+        "y's bounds exclude 0; a's form fits int32 (wrap); the sum writable",
+        _folded_program(_var_nested_mod),
+        _draw_nested_variable,
+        nonlinear=True,
+    ),
+    *(
+        Schema(
+            DIV,
+            f"{DIV}/variable-{name}-{'mod' if mod else 'div'}",
+            rewrite,
+            guards,
+            _folded_program(shape(mod)),
+            draw,
+            nonlinear=True,
+        )
+        for name, rewrite, guards, shape, draw in (
+            (
+                "linear-multiple",
+                "x = k*y + r for a sum y: x // y -> k + r // y, x % y -> r % y",
+                "y's bounds exclude 0; y's form fits int32 (wrap); r has fewer terms than x and fits; "
+                "k an int32",
+                _var_linear_multiple,
+                _draw_linear_multiple,
+            ),
+            (
+                "gcd",
+                "x // y -> (x/g) // (y/g), x % y -> ((x/g) % (y/g)) * g, g the symbolic gcd",
+                "y's bounds exclude 0; every product of variables fits int32 (a square is two factors)",
+                _var_symbolic_gcd,
+                _draw_symbolic_gcd,
+            ),
+            (
+                "exact-multiples",
+                "(y*a + b) // y -> a + b // y, (y*a + b) % y -> b % y",
+                "x >= 0, y > 0, b >= 0; the products of variables fit int32",
+                _var_exact_multiples,
+                _draw_exact_multiples,
+            ),
+        )
+        for mod in (False, True)
     ),
 )

@@ -318,17 +318,20 @@ class Schema:
 
     rule: the Python rule it belongs to (eqsat_uopc.rules.python_rules), name: the fold,
     rewrite: `lhs -> rhs` in words, guards: the checks the code makes, in words (the builder states
-    them as z3 conditions, in the code's order), build: the question's builder, draw: a valid
+    them as z3 conditions, in the code's order), build: the question's builder (None: the
+    code does not rewrite this draw, which counts as vacuous), draw: a valid
     draw of the multiplicative parameters (None: reject, draw again), semantics: the int
-    semantics the fold runs under."""
+    semantics the fold runs under, nonlinear: its draws are programs whose bit-vector proofs
+    take seconds each (a variable divisor), of which `verify_python_rules` draws fewer."""
 
     rule: str
     name: str
     rewrite: str
     guards: str
-    build: Callable[[Question], Claim]
+    build: Callable[[Question], Claim | None]
     draw: Callable[[random.Random], dict[str, int] | None] = lambda rng: {}
     semantics: tuple[str, ...] = ("wrap", "no_overflow")
+    nonlinear: bool = False  # a draw is a program with a product or quotient of unknowns: seconds each
 
 
 @dataclass
@@ -366,7 +369,10 @@ class SchemaVerification:
 @own_z3_context()  # each question in a context of its own: its verdict depends on no other question
 def _ask(schema: Schema, int_semantics: str, params: dict[str, int], rlimit: int) -> tuple[str, Any]:
     q = Question(int_semantics, params)
-    lhs, rhs = schema.build(q)
+    claim = schema.build(q)
+    if claim is None:  # the code does not rewrite this draw: its guards reject it
+        return "vacuous", None
+    lhs, rhs = claim
     if isinstance(lhs, UOp):  # a rewrite of programs: the program verifier's own question
         from eqsat_uopc.verify.proof import prove_equivalent
 
