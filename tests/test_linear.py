@@ -176,6 +176,15 @@ def test_a_zero_test_is_shared_with_the_sums_of_the_same_atoms():
     test = (w + x < 1).cast(dtypes.i32)
     assert shared_zero_tests(UOp.stack(test, w * 2 + x).toposort()) == []
     assert shared_zero_tests(UOp.stack(test, w + x * 2).toposort()) == [(w + x < 1, w + x * 2 < 1)]
+    # at the int32 edges: an atom up to 2**31 - 1 (a sum with it fits only with coefficient 1 and
+    # nothing added), and unbounded atoms, which may be negative: no zero test at all
+    top = P(4, 0, I32_MAX)
+    edge = UOp.stack((top + y < 1).cast(dtypes.i32), top * 2 + y, top + y * 5, top + y + 0 * x)
+    assert shared_zero_tests(edge.toposort()) == []
+    free = UOp.stack((P(5) + P(6) < 1).cast(dtypes.i32), P(5) * 2 + P(6))
+    assert shared_zero_tests(free.toposort()) == []
+    low = P(7, I32_MIN, -1)  # negative atoms: `x + low < 1` is no zero test
+    assert shared_zero_tests(UOp.stack((x + low < 1).cast(dtypes.i32), x * 2 + low).toposort()) == []
 
 
 def test_a_sum_is_a_multiple_of_another_sum_of_the_kernel():
@@ -199,6 +208,12 @@ def test_a_sum_is_a_multiple_of_another_sum_of_the_kernel():
     assert shared_multiples(UOp.stack(g * 3 + j, g * 3 + j + 5).toposort()) == []
     big = P(4, 0, 2**29)
     assert shared_multiples(UOp.stack(big * 3 + j, big * 12 + j * 4 + r).toposort()) == []
+    # at the int32 edges: M*c may leave int32 although T does not (T's other terms pull it back)
+    top, low = P(5, 0, 2**30 - 1), P(6, I32_MIN, -10)
+    t = low + top * 2 + j * 2  # every partial sum in int32, but (top + j)*2 reaches 2**31 + 2
+    assert shared_multiples(UOp.stack(top + j, t).toposort()) == []
+    # unbounded atoms: the sums' forms do not fit int32, so neither is read
+    assert shared_multiples(UOp.stack(P(7) + P(8), P(7) * 2 + P(8) * 2).toposort()) == []
 
 
 # -- conditions
