@@ -15,9 +15,12 @@ from eqsat_uopc.linear import (
     fold_divmod,
     fold_sum,
     fold_where,
+    shared_multiples,
+    shared_zero_tests,
     simplify_algebra,
+    zero_test,
 )
-from eqsat_uopc.verify import check_equivalent
+from eqsat_uopc.verify import check_equivalent, prove_equivalent
 
 
 def P(slot, lo=None, hi=None):
@@ -136,6 +139,81 @@ def test_comparisons_on_the_difference():
     assert fold_compare(x // 4 < 3) is (x < 12)
     assert fold_compare(UOp.const(2) < x // 4) is (UOp.const(11) < x)
     assert fold_compare(x + y < 10) is None
+
+
+def test_a_zero_test_is_read_in_every_spelling():
+    x, y, z = P(0, 0, 40), P(1, 0, 40), P(2, -1, 40)
+    both = frozenset((x, y))
+    assert zero_test(x + y < 1) == (both, True)
+    assert zero_test(x * 2 + y * 3 < 2) == (both, True)  # S < 2: S is 0 or at least 2
+    assert zero_test(x * 2 + y * 3 < 3) is None  # S = 2 is below 3 too
+    assert zero_test(UOp.const(0) < x + y) == (both, False)
+    assert zero_test(UOp.const(1) < x * 2 + y * 3) == (both, False)
+    assert zero_test(UOp.const(2) < x * 2 + y * 3) is None
+    assert zero_test((x + y).ne(0)) == (both, False)
+    assert zero_test(x + z < 1) is None  # z may be negative: x + z is 0 at x = 1, z = -1
+    assert zero_test(x - y < 1) is None  # coefficients of both signs
+    assert zero_test(x < 1) is None  # one atom: nothing to share
+
+
+def test_a_zero_test_is_shared_with_the_sums_of_the_same_atoms():
+    x, y, z = P(0, 0, 2), P(1, 0, 1), P(2, 0, 4)
+    index = x + y * 3
+    mask = (y + x < 1).ne(True)
+    kernel = UOp.stack(mask.cast(dtypes.i32), index + z * 36, index + 5, x * 2 + y * -1)
+    pairs = shared_zero_tests(kernel.toposort(), exact=False)
+    assert pairs == [
+        (y + x < 1, index < 1),
+        (mask, UOp.const(0) < index),
+        (y + x < 1, index + 5 < 6),
+        (mask, UOp.const(5) < index + 5),
+    ]
+    for a, b in pairs:
+        for sem in ("wrap", "no_overflow"):
+            assert prove_equivalent(a, b, sem, refinement=True).status == "proved"
+    # a sum whose form may leave int32 is no candidate: its value is not its form's
+    w = P(3, 0, 2**30)
+    test = (w + x < 1).cast(dtypes.i32)
+    assert shared_zero_tests(UOp.stack(test, w * 2 + x).toposort()) == []
+    assert shared_zero_tests(UOp.stack(test, w + x * 2).toposort()) == [(w + x < 1, w + x * 2 < 1)]
+    # at the int32 edges: an atom up to 2**31 - 1 (a sum with it fits only with coefficient 1 and
+    # nothing added), and unbounded atoms, which may be negative: no zero test at all
+    top = P(4, 0, I32_MAX)
+    edge = UOp.stack((top + y < 1).cast(dtypes.i32), top * 2 + y, top + y * 5, top + y + 0 * x)
+    assert shared_zero_tests(edge.toposort()) == []
+    free = UOp.stack((P(5) + P(6) < 1).cast(dtypes.i32), P(5) * 2 + P(6))
+    assert shared_zero_tests(free.toposort()) == []
+    low = P(7, I32_MIN, -1)  # negative atoms: `x + low < 1` is no zero test
+    assert shared_zero_tests(UOp.stack((x + low < 1).cast(dtypes.i32), x * 2 + low).toposort()) == []
+
+
+def test_a_sum_is_a_multiple_of_another_sum_of_the_kernel():
+    g, j, r, w = P(0, 0, 2), P(1, 0, 2), P(2, 0, 4), P(3, 0, 2)
+    mask_sum = g * 3 + (j + r)
+    index = g * 33 + (j + r) * 11 + w * 99 + -22
+    pairs = shared_multiples(UOp.stack(mask_sum, index).toposort())
+    two, three = g * 33 + (j + r) * 11, g * 33 + (j + r) * 11 + w * 99
+    assert pairs == [  # each sum as 11 times j + r, and as 11 times the mask's sum
+        (two, (j + r) * 11 + g * 33),
+        (two, mask_sum * 11),
+        (three, (j + r) * 11 + (g * 33 + w * 99)),
+        (three, mask_sum * 11 + w * 99),
+        (index, (j + r) * 11 + (g * 33 + w * 99 + -22)),
+        (index, mask_sum * 11 + (w * 99 + -22)),
+    ]
+    for a, b in pairs:
+        for sem in ("wrap", "no_overflow"):
+            assert prove_equivalent(a, b, sem, refinement=True).status == "proved"
+    # an offset of another sum is no pair (the e-graph's rules find it); nor a sum that may leave int32
+    assert shared_multiples(UOp.stack(g * 3 + j, g * 3 + j + 5).toposort()) == []
+    big = P(4, 0, 2**29)
+    assert shared_multiples(UOp.stack(big * 3 + j, big * 12 + j * 4 + r).toposort()) == []
+    # at the int32 edges: M*c may leave int32 although T does not (T's other terms pull it back)
+    top, low = P(5, 0, 2**30 - 1), P(6, I32_MIN, -10)
+    t = low + top * 2 + j * 2  # every partial sum in int32, but (top + j)*2 reaches 2**31 + 2
+    assert shared_multiples(UOp.stack(top + j, t).toposort()) == []
+    # unbounded atoms: the sums' forms do not fit int32, so neither is read
+    assert shared_multiples(UOp.stack(P(7) + P(8), P(7) * 2 + P(8) * 2).toposort()) == []
 
 
 # -- conditions

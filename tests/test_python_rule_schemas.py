@@ -58,7 +58,7 @@ def test_every_python_rule_is_proved_or_says_why_not(reports):
         "evaluate/index-index/any",
         "linear/piecewise-compare/add",
     }
-    assert len(PYTHON_SCHEMAS) == 67
+    assert len(PYTHON_SCHEMAS) == 71
 
 
 def _schema_named(name):
@@ -135,6 +135,20 @@ def test_the_one_period_folds_need_the_numerator_to_fit(monkeypatch):
     assert r.status == "refuted"
     e = r.counterexample["e"]
     assert abs(e * 2**30 + r.counterexample["a"] + r.counterexample["kl"]) > 2**31 - 1  # x wraps
+
+
+def test_a_shared_zero_test_needs_its_sums_to_fit(monkeypatch):
+    """`x + y < 1 -> g < kg + 1` reads the values of the sums as their forms': under wrap that needs
+    the forms to fit int32; without the guard the schema is refuted."""
+    schema = _schema_named("linear/compare-fold/zero-test-shared")
+    params = {"da": 1, "db": 1, "ha": 0, "hb": 0, "ga": 2**30, "gb": 1}
+    pinned = Schema(schema.rule, schema.name, "", "", schema.build, lambda rng: dict(params))
+    assert verify_schema(pinned, "wrap", instances=1).status == "tested"
+    monkeypatch.setattr(Question, "fits", lambda self, form: z3.BoolVal(True))
+    r = verify_schema(pinned, "wrap", instances=1)
+    assert r.status == "refuted" and r.counterexample["a.lo"] >= 0 and r.counterexample["b.lo"] >= 0
+    # under no_overflow g, read where the mask is, would be undefined where it leaves int32
+    assert verify_schema(pinned, "no_overflow", instances=1).status == "refuted"
 
 
 NONLINEAR = [s for s in PYTHON_SCHEMAS if s.nonlinear]

@@ -15,6 +15,14 @@ difference d = S + k (S the terms, k the constant):
 - a lone division by a constant against a constant: `x // d < m` is `x < m*d` (d > 0; for d < 0,
   `x // d` is `(-x) // -d`).
 
+A comparison that is a *zero test*, true exactly when a sum S of positive multiples of nonnegative
+atoms is 0 (`x + y < 1`, `2*x + 3*y < 2`, `0 < x + y`, `x + y != 0`: S < -k with 1 <= -k <= the
+smallest coefficient; -S + k < 0 with 0 <= k below it; S != 0), is the same test on any other sum
+of positive multiples of those very atoms: S is 0 exactly when every atom is. `shared_zero_tests`
+pairs each zero test of a set of terms (one kernel's index expressions) with the same test on the
+other sums of the set, `0 < x + y` with `2*x + y < 1 != true` spelled `0 < 2*x + y` where a load's
+index computes `2*x + y` anyway: the comparison then reads that sum and its own addition goes.
+
 The result is written `P < N + m` (P the positive terms, N the negated negative ones); it replaces
 the comparison when it is decided, smaller, or as large with smaller constants. Each fold needs
 both sides' exact values (their linear forms fit int32, or no_overflow's `exact`), the lone
@@ -25,13 +33,14 @@ as a schema in int32 arithmetic with these guards (eqsat_uopc/verify/schemas/).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.linear.form import LinearForm, atom_bounds, fits_i32, is_index
+from eqsat_uopc.linear.form import LinearForm, atom_bounds, exact_sum, fits_i32, is_index
 
-__all__ = ["difference", "fold_compare", "fold_max"]
+__all__ = ["difference", "fold_compare", "fold_max", "shared_zero_tests", "zero_test"]
 
 
 def difference(u: UOp, exact: bool = False) -> LinearForm | None:
@@ -142,3 +151,66 @@ def fold_max(u: UOp) -> UOp | None:
     if alo >= bhi:
         return u.src[0]
     return u.src[1] if blo >= ahi else None
+
+
+def zero_test(u: UOp, exact: bool = False) -> tuple[frozenset[UOp], bool] | None:
+    """(the atoms, True) when the i32 comparison u is true exactly when a sum of positive multiples
+    of those atoms, each nonnegative, is 0; (the atoms, False) when it is true exactly when the sum
+    is not 0; None otherwise (module docstring). With d = lhs - rhs = S + k (or -S + k), S's
+    coefficients c_i > 0 and its atoms >= 0, S is 0 or at least min c_i, so `S + k < 0` is `S == 0`
+    when 1 <= -k <= min c_i, `-S + k < 0` is `S != 0` when 0 <= k < min c_i, and `S + 0 != 0` is
+    `S != 0`; d's value is exact (`difference`)."""
+    d = difference(u, exact)
+    if d is None or len(d.terms) < 2 or any(atom_bounds(a)[0] < 0 for a, _ in d.terms):
+        return None
+    signs = {c > 0 for _, c in d.terms}
+    if len(signs) != 1:
+        return None
+    (positive,) = signs
+    smallest = min(abs(c) for _, c in d.terms)
+    atoms = frozenset(a for a, _ in d.terms)
+    if u.op is Ops.CMPNE:
+        return (atoms, False) if d.const == 0 else None
+    if positive and 1 <= -d.const <= smallest:
+        return atoms, True
+    if not positive and 0 <= d.const < smallest:
+        return atoms, False
+    return None
+
+
+def _is_true(u: UOp) -> bool:
+    return u.op is Ops.CONST and u.dtype is dtypes.bool and u.arg is True
+
+
+def shared_zero_tests(terms: Iterable[UOp], exact: bool = False) -> list[tuple[UOp, UOp]]:
+    """Pairs (a zero test among `terms`, the same test on another sum among them): for each
+    comparison u that `zero_test` reads as S == 0 (or S != 0) over atoms A (or `u != true` of
+    one), and each sum g of the terms whose linear form is T + m with T a sum of positive multiples
+    of exactly the atoms A, computed exactly (`exact_sum`), `g < m + 1` (or `m < g`): T is 0
+    exactly when every atom of A is, as S is. Under either int semantics (g's value is its form's;
+    `exact`: u's sides' values are taken as exact, as no_overflow does). In the order of `terms`."""
+    terms = list(terms)
+    tests: dict[frozenset[UOp], list[tuple[UOp, bool]]] = {}
+    for u in terms:
+        if u.op not in (Ops.CMPLT, Ops.CMPNE) or u.shape:
+            continue
+        if (z := zero_test(u, exact)) is not None:
+            tests.setdefault(z[0], []).append((u, z[1]))
+        elif _is_true(u.src[1]) and u.op is Ops.CMPNE and (z := zero_test(u.src[0], exact)) is not None:
+            tests.setdefault(z[0], []).append((u, not z[1]))  # `test != true`: the test negated
+    pairs: list[tuple[UOp, UOp]] = []
+    if not tests:
+        return pairs
+    for g in terms:
+        form = exact_sum(g)
+        if form is None or not all(c > 0 for _, c in form.terms):
+            continue
+        m = form.const
+        for u, is_zero in tests.get(frozenset(a for a, _ in form.terms), ()):
+            if g in u.src or g in u.src[0].src:
+                continue  # the test's own sum: the same test
+            if is_zero and m + 1 <= 2**31 - 1:
+                pairs.append((u, UOp(Ops.CMPLT, (g, UOp.const(m + 1)))))
+            elif not is_zero:
+                pairs.append((u, UOp(Ops.CMPLT, (UOp.const(m), g))))
+    return [(u, t) for u, t in pairs if u is not t]

@@ -40,7 +40,7 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.semantics.intervals import bounds
 
-__all__ = ["MAX_TERMS", "LinearForm", "Product", "atom_bounds", "fits_i32", "is_index"]
+__all__ = ["MAX_TERMS", "LinearForm", "Product", "atom_bounds", "exact_sum", "fits_i32", "is_index"]
 
 MAX_TERMS = 32  # atoms of a linear form at most; a longer sum is not read (the folds are per term)
 
@@ -58,6 +58,22 @@ def atom_bounds(u: UOp) -> tuple[int, int]:
     """The bounds of an atom (the wrap-sound interval analysis: the full range when unknown)."""
     lo, hi = bounds(u)
     return int(lo), int(hi)
+
+
+def exact_sum(u: UOp) -> LinearForm | None:
+    """The linear form of the i32 sum u when u computes it exactly at every input within its bounds,
+    under either int semantics: the form fits int32 and the interval analysis bounds every addition
+    and product of u within int32 (none leaves it on the way). For the folds that read a term of
+    the program they were not asked about (shared_zero_tests, shared_multiples)."""
+    if u.op is not Ops.ADD or not is_index(u):
+        return None
+    form = LinearForm.of(u)
+    if form is None or not form.fits():
+        return None
+    full = (I32_MIN, I32_MAX)
+    if any(atom_bounds(n) == full for n in u.toposort() if n.op in (Ops.ADD, Ops.MUL) and is_index(n)):
+        return None
+    return form
 
 
 @dataclass(frozen=True)

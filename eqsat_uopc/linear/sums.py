@@ -6,6 +6,13 @@
   b's own numerator further (`(x // 4) % 2` and `x // 8`, since `x // 8 = (x // 4) // 2`):
   `l + (g // 8)*24 + (g % 8)*3` is `l + g*3`.
 - Partly: `m*(b % c) + (m*c)*((b // c) % e)` is `m*(b % (c*e))` (e > 0).
+- A multiple of another sum: among a set of terms (one kernel's index expressions), a sum T whose
+  form is c times the form of another sum M, plus the rest R, is `M*c + R` (`g*33 + (l + r)*11`
+  is `(g*3 + l + r)*11` where a mask computes `g*3 + l + r`): `shared_multiples` pairs them, and
+  extraction, with DAG cost, reads M once for both. Ring arithmetic again, exact under wraparound;
+  M must compute its form exactly (its form fits int32 and no addition or product of it leaves
+  int32 on the way) and `M*c + R` may compute no value outside int32 (the interval analysis bounds
+  M*c and the sum, and R is written by `LinearForm.write`).
 
 Combining like terms is ring arithmetic, exact under wraparound whatever the values; a recombination
 needs the exact values of the terms it compares (`b` and the quotient's numerator fit int32), as
@@ -18,11 +25,14 @@ recombined or it is smaller. Each fold is proved as a schema in int32 arithmetic
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.linear.form import LinearForm, fits_i32, is_index
+from eqsat_uopc.linear.form import LinearForm, atom_bounds, exact_sum, fits_i32, is_index
 
-__all__ = ["fold_sum"]
+__all__ = ["fold_sum", "shared_multiples"]
 
 
 def fold_sum(u: UOp, exact: bool = False) -> UOp | None:
@@ -134,3 +144,48 @@ def _partial(lbase: LinearForm | None, q: UOp, div: int, m: int, exact: bool) ->
     if t is None or t % div or not fits_i32(div * e, div * e):
         return None
     return LinearForm.atom(inner.src[0] % (div * e), m)
+
+
+def shared_multiples(terms: Iterable[UOp]) -> list[tuple[UOp, UOp]]:
+    """Pairs (a sum T among `terms`, `M*c + R`) for each other sum M among them whose every atom is
+    one of T's with T's coefficient c times its own (c the same for all, |c| >= 2: `M + R` is a
+    re-association, which the e-graph's rules find), R = T - c*M written
+    back (module docstring). Sound under either int semantics: M's and T's values are their forms'
+    (`exact_sum`), and `M*c + R` computes no value outside int32. In the order of `terms`."""
+    sums = [(u, f) for u in dict.fromkeys(terms) if (f := exact_sum(u)) is not None]
+    multiples = [(m, f) for m, f in sums if len(f.terms) >= 2]
+    pairs: list[tuple[UOp, UOp]] = []
+    for t, ft in sums:
+        coefficients = dict(ft.terms)
+        for m, fm in multiples:
+            if m is t or len(fm.terms) > len(ft.terms):
+                continue
+            (a0, c0), *_ = fm.terms
+            if a0 not in coefficients or coefficients[a0] % c0:
+                continue
+            c = coefficients[a0] // c0
+            if not all(coefficients.get(a) == c * k for a, k in fm.terms):
+                continue
+            if abs(c) < 2:
+                continue  # T = M + R: a re-association, which the e-graph's rules find
+            written = _multiple_plus_rest(m, c, ft - fm.scaled(c))
+            if written is not None and written is not t:
+                pairs.append((t, written))
+    return pairs
+
+
+def _multiple_plus_rest(m: UOp, c: int, rest: LinearForm) -> UOp | None:
+    """`m*c + rest` (`m*c` alone when rest is 0), or None when it may compute a value outside int32."""
+    if not fits_i32(c, c):
+        return None
+    out = m if c == 1 else m * c
+    if rest.terms or rest.const:
+        r = rest.write()
+        if r is None:
+            return None
+        out = out + r
+    for n in (out, out.src[0]) if out.op is Ops.ADD else (out,):
+        lo, hi = atom_bounds(n)
+        if lo <= I32_MIN or hi >= I32_MAX:
+            return None
+    return out

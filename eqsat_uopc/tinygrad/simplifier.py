@@ -60,10 +60,13 @@ from eqsat_uopc.extract import cost_of, extract
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.linear import assume, simplify_algebra
+from eqsat_uopc.linear import assume, shared_multiples, shared_zero_tests, simplify_algebra
+from eqsat_uopc.rules.python_rules import COMPARE_FOLD, SUM_FOLD
 from eqsat_uopc.saturation import HOOKS, Additions, Hook, RunSetup, SaturationConfig, Seeds, saturate
 from eqsat_uopc.semantics.intervals import bounds
+from eqsat_uopc.tinygrad.bridge import tinygrad_ops
 from eqsat_uopc.tinygrad.cost import TINYGRAD_OPS
+from eqsat_uopc.tinygrad.fused import fused_sums
 from eqsat_uopc.tinygrad.kernel import KernelExpressions, kernel_expressions, lowered_int_ops
 from eqsat_uopc.verify import prove_equivalent
 
@@ -71,6 +74,8 @@ __all__ = [
     "KERNEL_CONFIG",
     "KERNEL_HOOKS",
     "KernelReport",
+    "SharedMultiples",
+    "SharedZeroTests",
     "SimplifierSettings",
     "StackElements",
     "simplify_kernel",
@@ -110,8 +115,41 @@ def _element(a: UOp, b: UOp) -> tuple[UOp, UOp]:
     return a, b
 
 
-# the registered start hooks, then StackElements; not the Python folding step (module docstring)
-KERNEL_HOOKS: tuple[type[Hook], ...] = (*(h for h in HOOKS if not h.iterates), StackElements)
+class SharedZeroTests(Hook):
+    """A kernel's zero tests on the sums its other expressions compute (linear.shared_zero_tests):
+    a valid mask `0 < x + y` (x, y >= 0) is `0 < 2*x + y` where a load's index computes `2*x + y`,
+    which extraction, with DAG cost, then reads instead of adding x and y again. The start terms of
+    the whole kernel (program, greedy seed, algebra) are searched, so the sums of every index
+    expression are candidates for the tests of every other."""
+
+    name = "shared-zero-tests"
+
+    def start(self, seeds: Seeds) -> Additions:
+        exact = self.setup.config.int_semantics == "no_overflow"
+        pairs = shared_zero_tests(seeds.terms(), exact)
+        return Additions(equalities=tuple(pairs), matches={COMPARE_FOLD.name: len(pairs)} if pairs else {})
+
+
+class SharedMultiples(Hook):
+    """A kernel's sums as multiples of its other sums (linear.shared_multiples): `g*33 + l*11` is
+    `(g*3 + l)*11` where a mask computes `g*3 + l`, one product where there were two and an
+    addition; across the whole kernel's start terms, as SharedZeroTests."""
+
+    name = "shared-multiples"
+
+    def start(self, seeds: Seeds) -> Additions:
+        pairs = shared_multiples(seeds.terms())
+        return Additions(equalities=tuple(pairs), matches={SUM_FOLD.name: len(pairs)} if pairs else {})
+
+
+# the registered start hooks, then StackElements, SharedZeroTests and SharedMultiples; not the
+# Python folding step (module docstring)
+KERNEL_HOOKS: tuple[type[Hook], ...] = (
+    *(h for h in HOOKS if not h.iterates),
+    StackElements,
+    SharedZeroTests,
+    SharedMultiples,
+)
 
 
 # the mode's saturation settings: no_overflow rules (the proofs check both semantics), the index-op
@@ -196,6 +234,8 @@ def _simplify(sink: Any, renderer: Any, settings: SimplifierSettings, report: Ke
         if settings.per_expression
         else _whole(programs, settings, report)
     )
+    if _fuses_multiply_add(renderer):
+        chosen = fused_sums(chosen)
     report.saturate_seconds = time.perf_counter() - t
     changed = [k for k, (p, q) in enumerate(zip(ke.programs, chosen, strict=True)) if p is not q]
     if not changed:
@@ -224,6 +264,12 @@ def _simplify(sink: Any, renderer: Any, settings: SimplifierSettings, report: Ke
     report.ops, report.changed, report.replaced, report.outcome = ops, len(proved), True, "smaller"
     masked = [k for k in proved if ke.programs[k] is not programs[k]]  # equal under their gates only
     return ke.substitute(sink, replacements, masked)
+
+
+def _fuses_multiply_add(renderer: Any) -> bool:
+    """Does the renderer compute `a*b + c` in one op (tinygrad's MULACC)?"""
+    tops = tinygrad_ops()
+    return tops.Ops.MULACC in getattr(renderer, "code_for_op", {})
 
 
 def _worth_it(

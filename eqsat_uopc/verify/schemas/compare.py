@@ -189,6 +189,46 @@ def _draw_lone(rng: random.Random) -> dict[str, int]:
     return {"h": draw_constant(rng), "dd": dd, "c": rng.choice((1, -1))}
 
 
+# -- shared_zero_tests: a zero test of A - B on another sum g of the same atoms
+
+
+def _zero_test_shared(kind: str):
+    """`A < B` (or `A != B`) whose difference d = da*a + db*b + k is a zero test (da, db of one sign,
+    a, b >= 0; kind "zero": S + k < 0 with 1 <= -k <= min; "nonzero": -S + k < 0 with 0 <= k < min;
+    "ne": S != 0) -> `g < kg + 1` (zero) or `kg < g` (nonzero, ne), g = ga*a + gb*b + kg (ga, gb > 0)
+    a term of the kernel computed exactly (its form fits int32)."""
+
+    def build(q: Question) -> Claim:
+        a, b, side_a, side_b, _ = _sides(q)
+        q.guard(a.lo >= 0, b.lo >= 0)
+        d = _difference(q, a, b)
+        smallest = min(abs(q.param("da")), abs(q.param("db")))
+        g = Form(((q.param("ga"), a), (q.param("gb"), b)), q.constant("kg"))
+        q.guard(q.fits(g))
+        vg = q.read(g)
+        if kind == "zero":
+            q.guard(-d.const >= 1, -d.const <= smallest, g.const + 1 <= I32_MAX)
+            written = Value(vg.value < g.const + 1, vg.defined)
+        else:
+            q.guard(d.const >= 0, d.const < smallest) if kind == "nonzero" else q.guard(d.const == 0)
+            written = Value(g.const < vg.value, vg.defined)
+        return _input(q, side_a, side_b, kind != "ne"), written
+
+    return build
+
+
+def _draw_zero_test(kind: str):
+    def draw(rng: random.Random) -> dict[str, int] | None:
+        out = _draw_sides(rng)
+        sign = -1 if kind == "nonzero" else rng.choice((1, -1)) if kind == "ne" else 1
+        if not (out["da"] * sign > 0 and out["db"] * sign > 0):
+            return None
+        positive = (1, 2, 3, 4, 12, 2**16, 2**30, 2**31 - 1)
+        return {**out, "ga": rng.choice(positive), "gb": rng.choice(positive)}
+
+    return draw
+
+
 # -- fold_max: max(a, b) -> a when a's bounds lie at or above b's
 
 
@@ -246,6 +286,33 @@ COMPARE_SCHEMAS: tuple[Schema, ...] = (
         "z fits int32 (wrap); d neither 0 nor -2**31; the bound an int32; writable",
         _lone_division,
         _draw_lone,
+    ),
+    Schema(
+        CMP,
+        f"{CMP}/zero-test-shared",
+        "A < B -> g < kg + 1   when A - B = S + k, S a sum of positive multiples of nonnegative atoms, "
+        "1 <= -k <= S's least coefficient (A < B is S == 0), g = T + kg, T of positive multiples of "
+        "the same atoms (T == 0 exactly when S == 0)",
+        "A, B and g fit int32; the atoms' lower bounds >= 0; kg + 1 an int32",
+        _zero_test_shared("zero"),
+        _draw_zero_test("zero"),
+    ),
+    Schema(
+        CMP,
+        f"{CMP}/nonzero-test-shared",
+        "A < B -> kg < g   when A - B = -S + k, 0 <= k < S's least coefficient (A < B is S != 0), "
+        "S, g, T as for zero-test-shared",
+        "A, B and g fit int32; the atoms' lower bounds >= 0",
+        _zero_test_shared("nonzero"),
+        _draw_zero_test("nonzero"),
+    ),
+    Schema(
+        CMP,
+        f"{CMP}/ne-zero-test-shared",
+        "A != B -> kg < g   when A - B = S or -S (A != B is S != 0), S, g, T as for zero-test-shared",
+        "A, B and g fit int32; the atoms' lower bounds >= 0",
+        _zero_test_shared("ne"),
+        _draw_zero_test("ne"),
     ),
     Schema(
         MAX_BOUNDS.name,

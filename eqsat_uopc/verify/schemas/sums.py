@@ -101,6 +101,38 @@ def _draw_partial(rng: random.Random) -> dict[str, int] | None:
     return {"div": div, "e": e, "m": m, "w": w, "f": f}
 
 
+def _shared_multiple(q: Question) -> Claim:
+    # T = (c*ma)*a + (c*mb)*b + tz*z + kT, M = ma*a + mb*b + kM a term of the kernel -> M*c + R,
+    # R = tz*z + (kT - c*kM) written by LinearForm.write; T and M fit int32 (_exact), and the
+    # interval analysis bounds M*c and the whole sum within int32
+    a, b, z = q.atom("a"), q.atom("b"), q.atom("z")
+    ma, mb, c, tz = q.param("ma"), q.param("mb"), q.param("c"), q.param("tz")
+    m = Form(((ma, a), (mb, b)), q.constant("kM"))
+    t = Form(((c * ma, a), (c * mb, b), (tz, z)), q.constant("kT"))
+    q.guard(q.fits(t), q.fits(m))
+    scaled = m.scaled(c)
+    lo, hi = q.bounds(scaled)
+    q.guard(lo > I32_MIN, hi < I32_MAX)
+    tlo, thi = q.bounds(t)
+    q.guard(tlo > I32_MIN, thi < I32_MAX)
+    rest = Form(((tz, z),) if tz else (), t.const - c * m.const)
+    if not rest.terms:
+        q.guard(q.in_int32(rest.const))  # LinearForm.write: a constant is written when it is an int32
+    written = q.written(rest) if rest.terms else q.constant_value(rest.const)
+    return q.read(t), q.add(q.mul(q.read(m), c), written)
+
+
+def _draw_multiple(rng: random.Random) -> dict[str, int] | None:
+    def small() -> int:
+        return rng.choice((1, -1, 2, 3, -4, 6, 11, 2**16, 2**30, 2**31 - 1, -(2**31)))
+
+    out = {"ma": small(), "mb": small(), "c": rng.choice((2, -2, 3, 11, -10, 2**16, -(2**16))), "tz": small()}
+    out["tz"] = rng.choice((0, out["tz"]))
+    if not all(I32_MIN <= out["c"] * out[k] <= I32_MAX for k in ("ma", "mb")):
+        return None
+    return out
+
+
 SUM_SCHEMAS: tuple[Schema, ...] = (
     Schema(
         SUM,
@@ -125,5 +157,13 @@ SUM_SCHEMAS: tuple[Schema, ...] = (
         "c*e an int32; b and b - t fit int32 (wrap) unless they are one term",
         _recombine_partial,
         _draw_partial,
+    ),
+    Schema(
+        SUM,
+        f"{SUM}/shared-multiple",
+        "(c*ma)*a + (c*mb)*b + R -> M*c + R   M = ma*a + mb*b + kM another term (shared_multiples)",
+        "T and M fit int32; M*c and T bounded within int32; R writable (a constant R an int32)",
+        _shared_multiple,
+        _draw_multiple,
     ),
 )

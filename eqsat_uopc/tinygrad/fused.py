@@ -1,0 +1,109 @@
+"""Sums spelled for a fused multiply-add: one kernel's index expressions re-associated for MULACC.
+
+A renderer with a fused multiply-add (tinygrad's PYTHON device: `Ops.MULACC` in its
+`code_for_op`) computes `a*b + c` in one op: codegen's late rewrites fuse every product that an
+addition reads directly. How many products fuse depends on the association of a sum, which the
+cost model of extraction does not see (it prices each node: a MUL and an ADD, whatever the shape):
+`(x*6 + y*30) + z` is a MUL and a MULACC and an ADD, 3 ops, and `(z + y*30) + x*6` is two MULACCs,
+2 ops, the same e-class. `fused_sums` re-associates each sum of the kernel's expressions so that
+the terms that are not products come first and every product is then added to the partial sum:
+with n terms, at least one of them not a product (a constant counts), the sum is n - 1 ops, the
+fewest any association of those terms can take (each of the n - 1 additions fuses at most one
+product). A sum's terms are read through the additions that only it uses; an addition another
+expression also uses is a term (it is computed once, shared, whatever this sum does).
+
+Re-association changes no value under wrap (int32 addition is associative); under no_overflow a
+partial sum of the new order could overflow where the old one's did not, so a sum is re-spelled only
+when the interval analysis bounds every new partial sum within int32, and the simplifier proves
+every changed expression under both semantics anyway (simplifier.py, step 5).
+
+    >>> from eqsat_uopc.ir.uop import UOp
+    >>> from eqsat_uopc.saturation.explain.chain import infix
+    >>> x, y, z = (UOp.param(k, bounds=(0, 9)) for k in range(3))
+    >>> [infix(p) for p in fused_sums([(x * 6 + y * 30) + z, y * 30 + 5])]
+    ['p2 + p0 * 6 + p1 * 30', 'p1 * 30 + 5']
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
+from eqsat_uopc.ir.ops import Ops
+from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.semantics.intervals import bounds
+
+__all__ = ["fused_sums"]
+
+
+def fused_sums(programs: Sequence[UOp]) -> list[UOp]:
+    """The programs with every i32 sum re-associated for a fused multiply-add (module docstring);
+    a program with nothing to re-associate is returned as it is (the same UOp)."""
+    nodes = list(dict.fromkeys(n for p in programs for n in p.toposort()))
+    users: Counter[UOp] = Counter(s for n in nodes for s in dict.fromkeys(n.src))
+    roots = set(programs)
+    read_by_sums = {s for n in nodes if _is_sum(n) for s in n.src}
+
+    def internal(n: UOp) -> bool:  # an addition that only one addition reads: a part of that sum
+        return _is_sum(n) and users[n] == 1 and n not in roots and n in read_by_sums
+
+    new: dict[UOp, UOp] = {}
+    for n in nodes:
+        src = tuple(new.get(s, s) for s in n.src)
+        new[n] = n if src == n.src else n.replace(src=src)  # as it was, over the re-spelled terms
+        if _is_sum(n) and not internal(n):
+            if _unfused(n, internal) <= 0:
+                continue  # every product of the sum fuses already, or all but one, which none can
+            terms = [new.get(t, t) for t in _terms(n, internal)]
+            ordered = [t for t in terms if not _is_product(t)] + [t for t in terms if _is_product(t)]
+            spelled = _chain(ordered)
+            if spelled is not None:
+                new[n] = spelled
+    return [new.get(p, p) for p in programs]
+
+
+def _is_sum(u: UOp | None) -> bool:
+    return u is not None and u.op is Ops.ADD and u.dtype is dtypes.i32 and u.shape == ()
+
+
+def _is_product(u: UOp) -> bool:
+    return u.op is Ops.MUL
+
+
+def _terms(n: UOp, internal: Callable[[UOp], bool]) -> list[UOp]:
+    """The terms of the sum n, in order, through the additions `internal` says are its own."""
+    out: list[UOp] = []
+    stack = [n]
+    while stack:
+        u = stack.pop()
+        if u is n or (_is_sum(u) and internal(u)):
+            stack.extend(reversed(u.src))
+        else:
+            out.append(u)
+    return out
+
+
+def _unfused(n: UOp, internal: Callable[[UOp], bool]) -> int:
+    """The products of the sum n that no addition of its spelling can fuse, less those the chain
+    cannot fuse either: an addition of two products fuses one; the chain leaves one product
+    unfused when every term is one."""
+    adds = [n]
+    unfused = 0
+    while adds:
+        u = adds.pop()
+        unfused += all(_is_product(s) for s in u.src)
+        adds.extend(s for s in u.src if _is_sum(s) and internal(s))
+    terms = _terms(n, internal)
+    return unfused - all(_is_product(t) for t in terms)
+
+
+def _chain(terms: list[UOp]) -> UOp | None:
+    """((t0 + t1) + t2) + ...: None when a partial sum may leave int32 (the interval analysis)."""
+    acc = terms[0]
+    for t in terms[1:]:
+        acc = acc + t
+        lo, hi = bounds(acc)
+        if lo <= I32_MIN or hi >= I32_MAX:
+            return None
+    return acc
