@@ -35,9 +35,11 @@ def bottom_up_costs(problem: ExtractionProblem, kind: str) -> tuple[list[float],
     node_class = problem.node_class
     pos = problem.node_position
     parents = problem.parents
-    pending = [len(set(k)) for k in children]
+    # each e-node waits for its distinct children (most have two, or one, or none: no set for them)
+    pending = [m if (m := len(k)) < 2 else 2 - (k[0] == k[1]) if m == 2 else len(set(k)) for k in children]
     heap: list[tuple[float, int, int, int]] = []
     is_tree = kind == "tree"
+    cost_of_class = cost.__getitem__
 
     def relax(n: int) -> None:
         k = node_class[n]
@@ -45,9 +47,9 @@ def bottom_up_costs(problem: ExtractionProblem, kind: str) -> tuple[list[float],
             return
         kids = children[n]
         if is_tree:
-            c = node_cost[n] + sum(cost[ch] for ch in kids)
+            c = node_cost[n] + sum(map(cost_of_class, kids))
         else:
-            c = node_cost[n] + max((cost[ch] for ch in kids), default=0)
+            c = node_cost[n] + max(map(cost_of_class, kids), default=0)
         b = best[k]
         if b < 0 or c < cost[k] or (c == cost[k] and pos[n] < pos[b]):
             cost[k] = c

@@ -14,7 +14,11 @@ from functools import cached_property
 from typing import Any
 
 from eqsat_uopc.extract.cost import checked_node_cost, cost_model_name
-from eqsat_uopc.extract.egraph import ClassId, EGraph, ENode
+from eqsat_uopc.extract.egraph import ClassId, EClass, EGraph, ENode
+from eqsat_uopc.extract.errors import ExtractionError
+
+from eqsat_uopc.ir.dtype import DType
+from eqsat_uopc.ir.ops import Ops
 
 __all__ = ["ExtractionProblem", "Solution"]
 
@@ -41,7 +45,15 @@ class ExtractionProblem:
     """egraph + cost model, indexed: class_ids[i], class_nodes[i] -> e-node indices, node_* arrays."""
 
     def __init__(self, egraph: EGraph, model: Any) -> None:
-        egraph.validate()
+        if not self._index(egraph, model):
+            egraph.validate()  # raises, naming the first problem the indexing pass found
+            raise ExtractionError("the e-graph passed validate() but not ExtractionProblem's indexing pass")
+        self.roots: list[int] = [self.class_index[r] for r in egraph.roots]
+
+    def _index(self, egraph: EGraph, model: Any) -> bool:
+        """Index the e-graph and cost its e-nodes, checking on the way what `EGraph.validate` checks
+        (one pass over the e-nodes, not two: a read-back e-graph has hundreds of thousands); False at
+        the first thing validate would refuse."""
         self.egraph = egraph
         self.model = model
         self.kind: str = model.kind
@@ -53,24 +65,39 @@ class ExtractionProblem:
         self.node_children: list[tuple[int, ...]] = []
         self.node_cost: list[float] = []
         self.enodes: list[ENode] = []
+        classes = egraph.classes
+        if not egraph.roots or any(r not in classes for r in egraph.roots):
+            return False
         memo: dict[tuple, float] = {}
-        index = self.class_index.__getitem__
+        index = self.class_index.get  # None for a child that is no e-class
+        owner: dict[ENode, int] = {}  # one e-class per e-node
+        claim = owner.setdefault
         enodes, node_class, node_children = self.enodes, self.node_class, self.node_children
         node_cost = self.node_cost
-        for i, ec in enumerate(egraph.classes.values()):
+        for i, (cid, ec) in enumerate(classes.items()):
+            if not isinstance(ec, EClass) or ec.id != cid or not ec.nodes or not isinstance(ec.dtype, DType):
+                return False
             dtype, shape, nodes = ec.dtype, ec.shape, ec.nodes
             first = len(enodes)
             for n in nodes:
+                if not isinstance(n, ENode) or not isinstance(n.op, Ops) or claim(n, i) != i:
+                    return False
                 key = (n.op, n.key[1], dtype, shape)  # key[1]: the arg's key, computed with the e-node
                 c = memo.get(key)
                 if c is None:
                     c = memo[key] = checked_node_cost(model, n.op, n.arg, dtype, shape)
                 node_cost.append(c)
-                node_children.append(tuple(map(index, n.children)) if n.children else ())
+                if n.children:
+                    kids = tuple(map(index, n.children))
+                    if None in kids:
+                        return False
+                    node_children.append(kids)
+                else:
+                    node_children.append(())
             enodes.extend(nodes)
             node_class.extend([i] * len(nodes))
             self.class_nodes.append(list(range(first, len(enodes))))
-        self.roots: list[int] = [self.class_index[r] for r in egraph.roots]
+        return True
 
     @property
     def num_classes(self) -> int:

@@ -19,6 +19,7 @@ import shutil
 import struct
 import tempfile
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from egglog import bindings
@@ -140,12 +141,13 @@ class Lowerer:
     def union(self, a: int, b: int) -> None:
         self.rows["LdUnion"].append(f"{a}\t{b}")
 
-    def lower(self, root: UOp) -> int:
-        """Write every node of root not written yet; returns root's N id."""
+    def lower(self, root: UOp, nodes: Sequence[UOp] | None = None) -> int:
+        """Write every node of root not written yet; returns root's N id. `nodes`: root.toposort(),
+        when the caller has it already (the runner walks the program once for every use)."""
         ids = self.ids
         if (hit := ids.get(root)) is not None:
             return hit
-        for u in root.toposort():
+        for u in root.toposort() if nodes is None else nodes:
             if u in ids:
                 continue
             op = u.op

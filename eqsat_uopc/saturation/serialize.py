@@ -40,6 +40,7 @@ _KEYED = {k.ctor for k in KINDS.values() if "k" in k.fields}
 _LISTED = {k.ctor for k in KINDS.values() if "l" in k.fields}
 _OP_OF_CTOR: dict[str, Ops] = {**dict.fromkeys(CONST_CTORS, Ops.CONST), **OP_OF}
 _PLAIN_OP = {c: op for c, op in OP_OF.items() if op is not Ops.CAST}  # not constants, not CAST
+_EXACT_CONST = frozenset(("Int", "Bool"))  # the constants whose payload is the UOp arg (SNode.const_value)
 
 
 class SNode(NamedTuple):
@@ -184,9 +185,8 @@ class Snapshot:
             by_name[k] = row.output
             if row.output not in names or k < names[row.output]:
                 names[row.output] = k
-        lows = {row.inputs[0]: to_int(row.output) for row in funcs["lo"].rows} if "lo" in funcs else {}
-        highs = {row.inputs[0]: to_int(row.output) for row in funcs["hi"].rows} if "hi" in funcs else {}
-        self.bounds = {v: (lows.get(v), highs.get(v)) for v in lows.keys() | highs.keys()}  # class -> lo, hi
+        # the interval tables, read only when `bounds` is asked (under no_overflow): a row per e-class
+        self._interval_tables = (funcs.get("lo"), funcs.get("hi"), to_int)
         self.order = sorted(classes)
         self.classes = {v: classes[v] for v in self.order}
         self.by_ctor = by_ctor  # constructor -> [(class, e-node)], in egglog's row order
@@ -205,6 +205,16 @@ class Snapshot:
         for v in by_name.values():
             if v not in self.classes:
                 raise SaturationBug(f"e-class {v} has a name but no UOp e-node (a loader row is missing)")
+
+    @cached_property
+    def bounds(self) -> dict[bindings.Value, tuple[int | None, int | None]]:
+        """Each e-class's known interval (lo, hi), from the bookkeeping tables `lo` and `hi` of the
+        frozen e-graph (a bound not known is None). Built on first use: only extraction under
+        no_overflow asks (admissible.py), and the tables hold a row per e-class."""
+        lo_table, hi_table, to_int = self._interval_tables
+        lows = {row.inputs[0]: to_int(row.output) for row in lo_table.rows} if lo_table else {}
+        highs = {row.inputs[0]: to_int(row.output) for row in hi_table.rows} if hi_table else {}
+        return {v: (lows.get(v), highs.get(v)) for v in lows.keys() | highs.keys()}
 
     @cached_property
     def index(self) -> dict[tuple, bindings.Value]:
@@ -260,10 +270,12 @@ class Snapshot:
             dtype, shape = parsed.get(t) or parsed.setdefault(t, parse_type(t))
             cid = ids[v]
             enodes = []
-            for n in nodes:  # _enode, inlined for the common e-node: one call per e-node saved
+            for n in nodes:  # _enode, inlined for the common e-nodes: one call per e-node saved
                 op = op_of.get(n[0])
                 if op is None:
-                    enodes.append(_enode(n, args, id_of))
+                    # an int or bool constant's payload is its value (a quarter of a sum chain's e-nodes)
+                    exact = n[0] in _EXACT_CONST
+                    enodes.append(ENode(Ops.CONST, n[2], ()) if exact else _enode(n, args, id_of))
                 else:
                     prim, kids = n[2], n[3]
                     arg = None if prim is None else args[prim]
