@@ -55,13 +55,12 @@ def _text_elements(program, params, ranges, sem, encoding):
         value_sort = "Bool" if program.dtype is dtypes.bool else sort
         domain.lines += [f"(declare-const |out{i}| {value_sort})", f"(declare-const |def{i}| Bool)"]
         domain.hypotheses += [f"(= |out{i}| {v})", f"(= |def{i}| {d})"]
-    parsed = domain.parsed()
-    s = z3.Solver()
-    s.add(*parsed.hypotheses)
-    for slot, (_node, vars_) in parsed.params.items():
+    script = domain.script()
+    s = script.solver(z3.Solver())
+    for slot, (_node, vars_) in script.params.items():
         flat = _flat(params[slot]) if isinstance(params[slot], list) else [params[slot]]
         s.add(*[v == x for v, x in zip(vars_, flat, strict=True)])
-    s.add(*[v == ranges[ident] for ident, v in parsed.ranges.items()])
+    s.add(*[v == ranges[ident] for ident, v in script.ranges.items()])
     assert s.check() == z3.sat
     m = s.model()
     out = []

@@ -253,9 +253,10 @@ def validate(
     detail = "f32, not proved: inputs with +-0.0, NaN and infinities among them"
     nodes = source.size + result.size
     requested, samples = samples, scaled_samples(samples, nodes)
-    if not has_f32(source, result) and nodes > VALIDATION_Z3_NODES:
+    f32 = has_f32(source, result)
+    if not f32 and nodes > VALIDATION_Z3_NODES:
         detail = f"z3 not asked: {nodes:,} nodes, above {VALIDATION_Z3_NODES:,} (VALIDATION_Z3_NODES)"
-    elif not has_f32(source, result):
+    elif not f32:
         encoding = VALIDATION_ENCODING[int_semantics]
         proof = prove_equivalent(
             source,
