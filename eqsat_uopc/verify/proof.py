@@ -216,10 +216,10 @@ def _question(
 
 # The quick solver (quick_first): z3's SMT core behind three cheap tactics, which substitute what
 # the encoding defines by equations (a division's quotient and remainder, a wrapped product) and fold
-# what is constant before the search. On 60-program samples of the bundled corpora it decided the
-# results z3's plain SMT core (SimpleSolver) decided, and some that took the plain core past its
-# quarter budget into the default solver (Caviar no_overflow: 55 of 55 against 54), in 0.4-0.8 of
-# its time (bench/README.md, "validation.py").
+# what is constant before the search. On 60-program samples of the bundled corpora it decided within
+# its quarter of the rlimit what z3's plain SMT core (SimpleSolver) decided there, and more (Caviar
+# no_overflow 55 of 55 against 54, index no_overflow 55 of 56 against 52): fewer questions go on to
+# the default solver (bench/README.md, "validation.py").
 _QUICK_TACTICS = ("simplify", "propagate-values", "solve-eqs", "smt")
 
 
