@@ -55,13 +55,12 @@ def _text_elements(program, params, ranges, sem, encoding):
         value_sort = "Bool" if program.dtype is dtypes.bool else sort
         domain.lines += [f"(declare-const |out{i}| {value_sort})", f"(declare-const |def{i}| Bool)"]
         domain.hypotheses += [f"(= |out{i}| {v})", f"(= |def{i}| {d})"]
-    parsed = domain.parsed()
-    s = z3.Solver()
-    s.add(*parsed.hypotheses)
-    for slot, (_node, vars_) in parsed.params.items():
+    script = domain.script()
+    s = script.solver(z3.Solver())
+    for slot, (_node, vars_) in script.params.items():
         flat = _flat(params[slot]) if isinstance(params[slot], list) else [params[slot]]
         s.add(*[v == x for v, x in zip(vars_, flat, strict=True)])
-    s.add(*[v == ranges[ident] for ident, v in parsed.ranges.items()])
+    s.add(*[v == ranges[ident] for ident, v in script.ranges.items()])
     assert s.check() == z3.sat
     m = s.model()
     out = []
@@ -115,3 +114,32 @@ def test_every_program_is_proved_equal_to_itself_and_to_its_simplification(progr
     assert itself in ("proved", "vacuous")  # vacuous: defined for no input (`r // r` with r in [0, 0])
     p = prove_equivalent(program, simplify(program), refinement=True, timeout_ms=5_000)
     assert p.status in (itself, "unknown"), p
+
+
+def test_a_script_is_the_domain_as_text_and_its_inputs_read_a_model():
+    x, r = UOp.param(0), UOp.range(4, "r")
+    domain = SmtTextDomain("no_overflow", "int")
+    ((quotient, defined),) = interpret((x + r) // 2, domain)
+    script = domain.script()
+    assert script.text.splitlines() == [
+        "(declare-const |p0| Int)",
+        "(declare-const |range 'r'| Int)",
+        "(define-fun t!0 () Int (+ |p0| |range 'r'|))",
+        "(define-fun t!1 () Bool (and (<= (- 2147483648) t!0) (<= t!0 2147483647)))",
+        "(declare-const div!2 Int)",
+        "(declare-const mod!3 Int)",
+        "(assert (and (<= (- 2147483648) |p0|) (<= |p0| 2147483647)))",
+        "(assert (and (<= (- 2147483648) |range 'r'|) (<= |range 'r'| 2147483647)))",
+        "(assert (and (<= 0 |range 'r'|) (< |range 'r'| 4)))",
+        "(assert (=> (not (= 2 0)) (and (= t!0 (+ (* div!2 2) mod!3)) "
+        "(ite (< 0 2) (and (<= 0 mod!3) (< mod!3 2)) (and (< 2 mod!3) (<= mod!3 0))))))",
+    ]
+    assert script.asserting(defined, f"(= {quotient} 5)") == "\n".join(
+        [script.text, f"(assert {defined})", f"(assert (= {quotient} 5))"]
+    )
+    # the solver reads the script; the inputs, by name, are the solver's variables: they read its model
+    s = script.solver(z3.Solver(), defined, f"(= {quotient} 1073741823)", "(= |range 'r'| 3)")
+    assert s.check() == z3.sat
+    (node, (p0,)), range_r = script.params[0], script.ranges["r"]
+    assert node is x and s.model().eval(range_r).as_long() == 3
+    assert s.model().eval(p0).as_long() in (2**31 - 5, 2**31 - 4)  # (p0 + 3) // 2 = 2**30 - 1, no overflow

@@ -16,7 +16,8 @@ How, in order:
    fewer z3 resources on 60-program samples of the bundled corpora (the other took 1.1-10 times
    (wrap) and 1.3-25 times (no_overflow) the median resources). The budget is z3's resource count
    (`VALIDATION_RLIMIT`), not a time, so the same pair gets the same verdict on every machine and
-   under any load; the timeout behind it is a safety net an rlimit run never reaches. "proved" or
+   under any load: a quick solver first, within a quarter of it and with no timer, then z3's
+   default solver, whose timeout is a safety net an rlimit run never reaches. "proved" or
    "refuted" (a counterexample the concrete evaluator has replayed) decide; a proof that compared
    nothing (the source is defined for no input) is "proved", and says it is vacuous;
 3. where z3 gives up within the budget, and for f32 programs (z3 is not asked about f32): inputs
@@ -253,9 +254,10 @@ def validate(
     detail = "f32, not proved: inputs with +-0.0, NaN and infinities among them"
     nodes = source.size + result.size
     requested, samples = samples, scaled_samples(samples, nodes)
-    if not has_f32(source, result) and nodes > VALIDATION_Z3_NODES:
+    f32 = has_f32(source, result)
+    if not f32 and nodes > VALIDATION_Z3_NODES:
         detail = f"z3 not asked: {nodes:,} nodes, above {VALIDATION_Z3_NODES:,} (VALIDATION_Z3_NODES)"
-    elif not has_f32(source, result):
+    elif not f32:
         encoding = VALIDATION_ENCODING[int_semantics]
         proof = prove_equivalent(
             source,
