@@ -128,8 +128,9 @@ class Seeds:
         additions name none)."""
         self.root_terms.update(additions.root_terms)
         self.equalities.extend(additions.equalities)
-        count = len(additions.equalities)
-        self.reasons.extend(zip(additions.rules or (by,) * count, (by,) * count, strict=True))
+        if additions.equalities:
+            count = len(additions.equalities)
+            self.reasons.extend(zip(additions.rules or (by,) * count, (by,) * count, strict=True))
         for name, n in additions.matches.items():
             self.matches[name] = self.matches.get(name, 0) + n
 
