@@ -8,7 +8,14 @@ from eqsat_uopc.extract import ExtractionError
 
 from eqsat_uopc import UOp, optimize
 from eqsat_uopc.cli import main
-from eqsat_uopc.saturation.explain import ReplayError, RewriteChain, RewriteStep, replay, reversed_steps
+from eqsat_uopc.saturation.explain import (
+    ReplayError,
+    RewriteChain,
+    RewriteStep,
+    infix,
+    replay,
+    reversed_steps,
+)
 from eqsat_uopc.verify.explanation import check_chain
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -286,3 +293,93 @@ def test_cli_explain_a_missing_file(capsys, tmp_path):
     missing = tmp_path / "nope.uir"
     assert main(["explain", str(missing)]) == 1
     assert capsys.readouterr().err == f"eqsat-uopc: error: {missing}: no such file or directory\n"
+
+
+@pytest.mark.parametrize(
+    ("int_semantics", "at", "steps", "folds"), [("wrap", (1, 0), 58, 24), ("no_overflow", (1, 1, 0), 60, 21)]
+)
+def test_mixed_radix_digits_through_the_index_algebras_own_folds(int_semantics, at, steps, folds):
+    # index expression 14: the algebra folded (r - 2) // 360 % 6 into ((r + 358) // 360 + 5) % 6 (and the
+    # 72 and 12 digits alike) before any rule ran, and the run's e-graph held those unions; the rules
+    # recombined the digits of the (r - 2) spelling. The chain reads the hook's own folds backwards,
+    # then recombines: formerly one unexplained step
+    from eqsat_uopc.corpus import index_expressions
+
+    e = optimize(index_expressions(15, seed=0)[14].program, int_semantics=int_semantics).explain()
+    undone = [
+        (s.rule, s.by, s.backwards, s.path)
+        for s in e.chain.steps
+        if s.path == at and (s.backwards or s.rule.startswith("digits/"))
+    ]
+    assert (
+        undone
+        == [("linear/divmod-fold", "index-algebra", True, at)] * 6
+        + [("digits/digit-plus-digit-left", "egglog", False, at)] * 2
+    )
+    r = "range(2164, (14, 0))"
+    last = [s.line() for s in e.chain.steps if s.rule.startswith("digits/")]
+    assert last == [
+        f"digits/digit-plus-digit-left [egglog]: ({r} + (-2)) // 360 % 6 * 90 + ({r} + (-2)) // 72 % 5 * 18 "
+        f"+ ({r} + (-2)) // 12 % 6 * 3 -> ({r} + (-2)) // 72 % 30 * 18 + ({r} + (-2)) // 12 % 6 * 3",
+        f"digits/digit-plus-digit-left [egglog]: ({r} + (-2)) // 72 % 30 * 18 + ({r} + (-2)) // 12 % 6 * 3 "
+        f"-> ({r} + (-2)) // 12 % 180 * 3",
+    ]
+    assert len(e.chain.steps) == steps and e.rule_counts()["linear/divmod-fold"] == folds
+    assert e.complete
+
+
+def test_a_hooks_own_union_is_a_step_named_by_its_rule():
+    # the hook names the rule of its equality (Additions.rules); the run keeps it (Seeds.named_equalities)
+    from eqsat_uopc.saturation import HOOKS, Additions, Hook, saturate
+    from eqsat_uopc.saturation.explain import ChainSearch
+
+    class Triple(Hook):
+        name = "triple"
+
+        def start(self, seeds):
+            return Additions(equalities=((x * 3, x + x + x),), rules=("triple/expand",))
+
+    s = saturate(x * 3, rules="none", hooks=(*HOOKS, Triple))
+    assert s.seeds.named_equalities() == ((x * 3, x + x + x, "triple/expand", "triple"),)
+    facts = s.seeds.named_equalities()
+    search = ChainSearch(s.class_of, s.config.rule_set, "wrap", None, {}, s.egraph, frozenset(), facts)
+    try:
+        e = check_chain(search.chain(x * 3, x + x + x))
+    finally:
+        search.close()
+        s.close()
+    assert e.lines()[:2] == [
+        "1 step from p0 * 3 to p0 + p0 + p0 (int semantics wrap); every step names its rule; "
+        "checked: 1 proved",
+        "  1. triple/expand [triple] (everywhere): p0 * 3 -> p0 + p0 + p0  (proved)",
+    ]
+    assert e.complete
+
+
+def test_the_hooks_name_their_equalities_rules():
+    # the index algebra names each fold it made, the decided comparisons their rule
+    from eqsat_uopc.saturation import saturate
+
+    r, s = UOp.range(6, "r"), UOp.range(24, "s")
+    named = []
+    for program, int_semantics in (((r * 24 + s) // 9, "wrap"), (x.maximum(3) < 2, "no_overflow")):
+        run = saturate(program, int_semantics=int_semantics)
+        run.close()
+        named += [(infix(a), infix(b), rule, by) for a, b, rule, by in run.seeds.named_equalities()]
+    assert named == [
+        (
+            "(range(6, r) * 24 + range(24, s)) // 9",
+            "range(6, r) * 2 + (range(6, r) * 6 + range(24, s)) // 9",
+            "linear/divmod-fold",
+            "index-algebra",
+        ),
+        ("max(p0, 3) < 2", "false", "linear/piecewise-compare", "decided-comparisons"),
+    ]
+
+
+def test_additions_name_one_rule_per_equality():
+    from eqsat_uopc.saturation import Additions
+
+    with pytest.raises(ValueError) as err:
+        Additions(equalities=((x * 3, x + x + x),), rules=("a", "b"))
+    assert str(err.value) == "Additions: 2 rule names for 1 equalities (one name per equality, or none)"

@@ -160,7 +160,7 @@ class Runner:
         for hook in self.hooks:
             t = time.perf_counter()
             try:
-                seeds.add(hook.start(seeds))
+                seeds.add(hook.start(seeds), hook.name)
             except StopRun as stop:
                 self._stopped_by(hook, stop.reason)
             finally:

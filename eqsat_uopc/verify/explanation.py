@@ -168,6 +168,7 @@ def explain(program: UOp, result: Any) -> Explanation:
             _constants(sat.egraph),
             sat.egraph,
             hooks,
+            sat.seeds.named_equalities(),
         )
         try:
             chain = chain + search.chain(start, end)

@@ -1,7 +1,9 @@
 """Find the chain of rewrites from a run's program to the program extracted from its e-graph.
 
-Nothing is recorded while the run saturates (explanations off cost nothing): the chain is
-searched for afterwards, over what the run left, in three moves.
+egglog's unions are not recorded while the run saturates (explanations off cost nothing): the chain
+is searched for afterwards, over what the run left (its e-graph, the rules that matched, and the
+start hooks' equalities, each named by the rule that made it: Seeds.named_equalities), in three
+moves.
 
 1. Congruence: the program and the result are split where they differ. At a pair of subterms of
    one e-class with the same operator, argument and type whose sources are pairwise in one
@@ -34,10 +36,16 @@ searched for afterwards, over what the run left, in three moves.
      rest searched from there;
    - through one egglog iteration: where the matched rules unite the pair on a fresh e-graph
      within ITERATION_REACH iterations, the terms one iteration puts in a's class (or b's), the
-     nearest the other side first, each one named rule away, the rest searched from there.
-   A pair is searched once per detours left (the moves meet the same pairs again); a search makes
-   at most EGGLOG_PROGRAMS fresh e-graphs, after which no more egglog attributions are tried (the
-   count, not a clock: the same input gives the same chain).
+     nearest the other side first, each one named rule away, the rest searched from there; in a
+     run with hook equalities, then a's own e-node with one source replaced by another member of
+     its class (a rewrite inside a);
+   - through the hooks' own unions: a rewritten by the start hooks' equalities (the `facts`), read
+     backwards (the index algebra's folds undone) or forwards, to a fixed point, each a step named
+     by its rule and hook, the rest searched from there.
+   A pair is searched once per detours left (the moves meet the same pairs again), and not again
+   inside its own search (a cycle); a search makes at most EGGLOG_PROGRAMS fresh e-graphs, after
+   which no more egglog attributions are tried (the count, not a clock: the same input gives the
+   same chain).
 3. Otherwise the pair is one step `e-graph/unexplained`: its two sides are in one e-class of the
    run, and no move above named the rules between them. Its note names the egglog rules that
    unite the two sides together in one or two iterations, where there are such (delta debugging
@@ -85,6 +93,7 @@ DETOURS = 3  # Python fixed points through a third term of the e-class, per pair
 THROUGH_CANDIDATES = 12  # members of an e-class tried as the middle of a step, at most
 ITERATION_CANDIDATES = 8  # terms of one egglog iteration tried as the middle of a step, a side
 ITERATION_MOVES = 24  # such moves in one chain at most (each runs an egglog iteration and its tries)
+ITERATION_VARIANTS = 8  # terms of one source's class tried in a's own e-node by the iteration move, at most
 ITERATION_DEPTH = 3  # depth of the new terms an iteration wrote that a candidate is built over
 ITERATION_MAX_SIZE = 400  # terms larger than this (nodes) are not iterated on
 ITERATION_REACH = 4  # iterations of the egglog rules a pair may be apart for the iteration move
@@ -100,7 +109,7 @@ class ChainSearch:
     """The chain search of one run: its e-graph (`class_of`: a UOp -> its e-class id or None;
     `constants`: e-class id -> the constant it holds; `egraph`: the read-back EGraph, for the
     members of a class), its rule set and int semantics, and the egglog rules that matched in it
-    (None: every rule)."""
+    (None: every rule); `facts`, the start hooks' equalities with their reasons (a, b, rule, hook)."""
 
     def __init__(
         self,
@@ -111,8 +120,12 @@ class ChainSearch:
         constants: dict[Any, UOp] | None = None,
         egraph: Any = None,
         hooks: frozenset[str] | None = None,
+        facts: tuple[tuple[UOp, UOp, str, str], ...] = (),
     ):
         self.class_of = class_of
+        # the start hooks' equalities (a, b, the rule that rewrote a into b, the hook): the run's unions
+        # that no egglog rule made, each a named step either way (Seeds.named_equalities)
+        self.facts = facts
         self.constants = constants or {}
         self.egraph = egraph
         self.rule_set, self.int_semantics = rule_set, int_semantics
@@ -139,6 +152,7 @@ class ChainSearch:
         self._analyses: tuple[str, ...] = ()
         self._iteration_moves = 0
         self._searched = {}
+        self._open = set()
         self._programs = 0  # fresh e-graphs of this chain's search (EGGLOG_PROGRAMS at most)
         self.programs = 0
 
@@ -154,6 +168,7 @@ class ChainSearch:
         steps: list[RewriteStep] = []
         self._iteration_moves = 0
         self._searched: dict[tuple[UOp, UOp, int], list[RewriteStep]] = {}
+        self._open: set[tuple[UOp, UOp]] = set()  # the pairs being searched (at any detours left)
         self._programs = 0
         self._pair(start, result, (), steps, DETOURS)
         if len(steps) > MAX_STEPS:
@@ -189,10 +204,16 @@ class ChainSearch:
             return
         key = (a, b, detours)
         found = self._searched.get(key)
+        if found is None and (a, b) in self._open:
+            found = [RewriteStep(UNEXPLAINED, "e-graph", a, b)]  # a cycle: the pair is searched further up
         if found is None:
             self._searched[key] = [RewriteStep(UNEXPLAINED, "e-graph", a, b)]  # while it is searched
+            self._open.add((a, b))
             found = []
-            self._search_pair(a, b, (), found, detours)
+            try:
+                self._search_pair(a, b, (), found, detours)
+            finally:
+                self._open.discard((a, b))
             self._searched[key] = found
         steps.extend(s if not path else replace(s, path=(*path, *s.path)) for s in found)
 
@@ -288,6 +309,36 @@ class ChainSearch:
             yield through_constants
         iterated: list[RewriteStep] = []
         yield iterated if detours > 0 and self._through_iteration(a, b, path, iterated, detours) else None
+        if detours > 0 and self.facts:
+            yield from self._through_facts(a, b, path, detours)
+
+    def _through_facts(
+        self, a: UOp, b: UOp, path: tuple[int, ...], detours: int
+    ) -> Iterator[list[RewriteStep]]:
+        """The hooks' own rewrites of a (the start phases' equalities, each named by the rule that made
+        it) to a fixed point, undone (each equality read backwards: the index algebra's fold
+        `(r + 74) // 64 -> (r + 10) // 64 + 1` back to the spelling the e-graph's rules recombined)
+        or redone, then the rest searched from there: the run's e-graph had these unions from its
+        start, and the rules that reached b may have worked on either side of one."""
+        for backwards in (True, False):
+            term, steps = a, []
+            seen = {a}
+            while len(steps) <= MAX_PYTHON_STEPS:
+                present = set(term.toposort(enter_call_bodies=False))
+                for x, y, rule, by in self.facts:
+                    old, new = (y, x) if backwards else (x, y)
+                    if old.src and old in present and (moved := term.substitute({old: new})) not in seen:
+                        steps.append(
+                            RewriteStep(rule, by, old, new, path, everywhere=True, backwards=backwards)
+                        )
+                        term = moved
+                        seen.add(term)
+                        break
+                else:
+                    break
+            if steps and term is not a and self._may_be_same_class(term, b):
+                self._pair(term, b, path, steps, detours - 1)
+                yield steps
 
     def _meet(
         self,
@@ -428,13 +479,20 @@ class ChainSearch:
         reach = self._iterations_apart(a, b, ITERATION_REACH)
         if reach is None or reach < 1:
             return False  # not within reach of the egglog rules alone
-        for backwards in (False, True):
+        made: dict[bool, tuple[list[UOp], list[UOp]]] = {}  # each side's iteration: (its terms, variants)
+        # the variants last, and only in a run with the hooks' equalities (undone by the facts move, they
+        # leave digits the rules recombine inside a term); elsewhere their fresh e-graphs would spend the
+        # budget other pairs' chains need (a Caviar chain lost under no_overflow)
+        rounds = ((False, False), (False, True)) + (((True, False), (True, True)) if self.facts else ())
+        for variants, backwards in rounds:
             start, goal = (b, a) if backwards else (a, b)
-            if self._iteration_moves >= ITERATION_MOVES:
-                return False
-            self._iteration_moves += 1
+            if backwards not in made:
+                if self._iteration_moves >= ITERATION_MOVES:
+                    return False
+                self._iteration_moves += 1
+                made[backwards] = self._iteration_terms(start)
             ranked = []
-            for m in self._iteration_terms(start):
+            for m in made[backwards][variants]:
                 apart = self._iterations_apart(m, goal, reach)
                 if apart is not None:
                     ranked.append((apart, not self._congruent(m, goal), m.size, len(ranked), m))
@@ -517,15 +575,17 @@ class ChainSearch:
             and all(self._same_class(s, t) for s, t in zip(m.src, b.src, strict=True))
         )
 
-    def _iteration_terms(self, a: UOp) -> list[UOp]:
+    def _iteration_terms(self, a: UOp) -> tuple[list[UOp], list[UOp]]:
         """The terms other than a of a's e-class after one iteration of the matched egglog rules on an
         e-graph of a alone (after the analyses): one per e-node of the class, over a's subterms and
-        the terms the iteration wrote (to depth ITERATION_DEPTH)."""
+        the terms the iteration wrote (to depth ITERATION_DEPTH); and the variants, a's own e-node
+        over a's sources but one, that one another member of its class (ITERATION_VARIANTS a source
+        at most)."""
         if a.shape or a.size > ITERATION_MAX_SIZE:
-            return []
+            return [], []
         with self._fresh_egraph(a) as fresh:
             if fresh is None:
-                return []
+                return [], []
             engine, lowerer = fresh
             egraph = engine.egraph
             egraph.parse_and_run_program(f"(run {engine.combined(tuple(r for r, _ in self._units))} 1)")
@@ -554,12 +614,35 @@ class ChainSearch:
                     break
             return memo[cls]
 
+        def others(cls: Any) -> list[UOp]:
+            """The terms of cls's other e-nodes than the one a has (a source rewritten in place)."""
+            if cls == root:
+                return []
+            got = (
+                _term_of(node, graph.classes[cls], [term(c, ITERATION_DEPTH - 1) for c in node.children])
+                for node in graph.classes[cls].nodes
+            )
+            return list(dict.fromkeys(t for t in got if t is not None and t is not known.get(cls)))
+
         out: dict[UOp, None] = {}
         for node in graph.classes[root].nodes:
-            m = _term_of(node, graph.classes[root], [term(c, ITERATION_DEPTH) for c in node.children])
+            kids = [term(c, ITERATION_DEPTH) for c in node.children]
+            m = _term_of(node, graph.classes[root], kids)
             if m is not None and m is not a and m.dtype is a.dtype:
                 out[m] = None
-        return list(out)
+        # the variants: a's own e-node with one source rewritten (the iteration rewrote inside a: two
+        # digits of a sum recombined, `x // 360 % 6 * 90 + x // 72 % 5 * 18 -> x // 72 % 30 * 18`)
+        variants: dict[UOp, None] = {}
+        for node in graph.classes[root].nodes:
+            kids = [term(c, ITERATION_DEPTH) for c in node.children]
+            if _term_of(node, graph.classes[root], kids) is not a:
+                continue
+            for i, c in enumerate(node.children):
+                for t in others(c)[:ITERATION_VARIANTS]:
+                    m = _term_of(node, graph.classes[root], [*kids[:i], t, *kids[i + 1 :]])
+                    if m is not None and m is not a and m.dtype is a.dtype and m not in out:
+                        variants[m] = None
+        return list(out), list(variants)
 
     def _one_rule(self, a: UOp, b: UOp, path: tuple[int, ...]) -> RewriteStep | None:
         """The step a -> b by one named rule (a Python rule at a's root, one egglog rule), or None."""

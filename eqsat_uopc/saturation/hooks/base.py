@@ -6,7 +6,9 @@ interface, in two phases:
 
 - `start(seeds)`, before any rule runs, on UOps: the program and what earlier hooks added (the
   greedy result, decided comparisons). It returns `Additions`: terms equal to the program (unioned
-  with the root and offered to extraction as candidates) and pairs of equal terms (unioned). This
+  with the root and offered to extraction as candidates) and pairs of equal terms (unioned), each
+  named by the rule that made it (`rules`; else by the hook), which the run keeps for `explain()`
+  (`Seeds.named_equalities()`: an explanation's step through the hook's union names it). This
   phase needs no e-graph, so a run whose root it decides to be a constant needs no egglog engine.
 - `after_iteration(snapshot)`, after each egglog iteration, on the e-graph read back (a
   `Snapshot`): it writes new terms and unions through the `Lowerer` it was attached to and returns
@@ -98,6 +100,16 @@ class Additions:
     root_terms: dict[str, UOp] = field(default_factory=dict)
     equalities: tuple[tuple[UOp, UOp], ...] = ()
     matches: dict[str, int] = field(default_factory=dict)  # rule name -> unions, for the report
+    # the rule that made each equality, in order (`linear/divmod-fold`); empty: each is named by its hook.
+    # Kept on the run's Seeds (no cost beyond the list), so that an explanation names the hook's unions
+    rules: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.rules and len(self.rules) != len(self.equalities):
+            raise ValueError(
+                f"Additions: {len(self.rules)} rule names for {len(self.equalities)} equalities "
+                "(one name per equality, or none)"
+            )
 
 
 @dataclass
@@ -109,12 +121,27 @@ class Seeds:
     root_terms: dict[str, UOp] = field(default_factory=dict)
     equalities: list[tuple[UOp, UOp]] = field(default_factory=list)
     matches: dict[str, int] = field(default_factory=dict)
+    reasons: list[tuple[str, str]] = field(default_factory=list)  # (rule, hook) of each equality, in order
 
-    def add(self, additions: Additions) -> None:
+    def add(self, additions: Additions, by: str = "") -> None:
+        """Take a start phase's additions; `by` names the hook (each equality's rule, where the
+        additions name none)."""
         self.root_terms.update(additions.root_terms)
         self.equalities.extend(additions.equalities)
+        if additions.equalities:
+            count = len(additions.equalities)
+            self.reasons.extend(zip(additions.rules or (by,) * count, (by,) * count, strict=True))
         for name, n in additions.matches.items():
             self.matches[name] = self.matches.get(name, 0) + n
+
+    def named_equalities(self) -> tuple[tuple[UOp, UOp, str, str], ...]:
+        """Each pair of equal terms with its reason: (a, b, the rule that rewrote a into b, the hook);
+        a pair added without one (written into `equalities` directly) is left out."""
+        return tuple(
+            (a, b, rule, by)
+            for (a, b), (rule, by) in zip(self.equalities, self.reasons, strict=False)
+            if rule
+        )
 
     @property
     def roots(self) -> tuple[UOp, ...]:

@@ -41,4 +41,4 @@ class DecidedComparisons(Hook):
             folded = simplify_under(seed.substitute(dict(equalities)), self.setup.config.int_semantics)
             if folded.op is Ops.CONST:
                 root_terms["folded"] = folded
-        return Additions(root_terms, equalities, {RULE: len(decided)})
+        return Additions(root_terms, equalities, {RULE: len(decided)}, (RULE,) * len(equalities))

@@ -50,7 +50,7 @@ class IndexAlgebra(Hook):
         sem = self.setup.config.int_semantics
         starts = dict.fromkeys((seeds.program, seeds.root_terms.get("greedy", seeds.program)))
         results: dict[str, UOp] = {}
-        equalities: dict[tuple[UOp, UOp], None] = {}
+        equalities: dict[tuple[UOp, UOp], str] = {}  # each rewrite -> its rule's declared name
         matches: dict[str, int] = {}
         only = self._rules
         for k, start in enumerate(starts):
@@ -60,6 +60,11 @@ class IndexAlgebra(Hook):
             if result not in seeds.roots and result not in results.values():
                 results["algebra" if k == 0 else "algebra-greedy"] = result
             for name, before, after in steps:
-                equalities[(before, after)] = None
+                equalities.setdefault((before, after), _DECLARED[name])
                 matches[_DECLARED[name]] = matches.get(_DECLARED[name], 0) + 1
-        return Additions(root_terms=results, equalities=tuple(equalities), matches=matches)
+        return Additions(
+            root_terms=results,
+            equalities=tuple(equalities),
+            matches=matches,
+            rules=tuple(equalities.values()),
+        )
