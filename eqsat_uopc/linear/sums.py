@@ -175,10 +175,11 @@ def shared_multiples(terms: Iterable[UOp]) -> list[tuple[UOp, UOp]]:
 
 
 def _multiple_plus_rest(m: UOp, c: int, rest: LinearForm) -> UOp | None:
-    """`m*c + rest` (`m*c` alone when rest is 0), or None when it may compute a value outside int32."""
+    """`m*c + rest` (`m*c` alone when rest is 0; |c| >= 2), or None when it may compute a value outside
+    int32."""
     if not fits_i32(c, c):
         return None
-    out = m if c == 1 else m * c
+    out = m * c
     if rest.terms or rest.const:
         r = rest.write()
         if r is None:

@@ -47,6 +47,18 @@ def _key(q: Question) -> tuple[Atom, Atom, Form]:
 # -- _decide: w decided from the condition's value
 
 
+def _narrowed(q: Question, d: Form, fact_lt: bool, value: bool) -> tuple[Any, Any]:
+    """d's bounds narrowed by the fact `d < 0` (fact_lt) or `d != 0` having the value `value`, as
+    the code narrows them; d != 0 true bounds nothing, and the code skips that fact (a guard here)."""
+    lo, hi = q.bounds(d)
+    if fact_lt:
+        return (lo, z3.If(hi < -1, hi, -1)) if value else (z3.If(lo > 0, lo, 0), hi)
+    if value:
+        q.guard(z3.BoolVal(False))
+        return lo, hi
+    return z3.IntVal(0), z3.IntVal(0)
+
+
 def _where_assume(q: Question) -> Claim:
     _, _, key = _key(q)
     fact_lt, value, w_lt = bool(q.param("fact_lt")), bool(q.param("value")), bool(q.param("w_lt"))
@@ -60,13 +72,7 @@ def _where_assume(q: Question) -> Claim:
     q.guard(q.floormod(s.numerator * d.const, den) == 0)
     dw = Form(tuple((int(s * c), x) for c, x in d.terms), q.floordiv(s.numerator * d.const, den) + e)
     w_value = _comparison(q, "w", dw, w_lt)
-    lo, hi = q.bounds(d)
-    if fact_lt:
-        lo, hi = (lo, z3.If(hi < -1, hi, -1)) if value else (z3.If(lo > 0, lo, 0), hi)
-    elif not value:
-        lo, hi = z3.IntVal(0), z3.IntVal(0)
-    else:
-        q.guard(z3.BoolVal(False))  # d != 0 bounds nothing: the code skips this fact
+    lo, hi = _narrowed(q, d, fact_lt, value)
     q.guard(lo <= hi)
     # ends = s*lo + e, s*hi + e (s rational: compare den*w with num*d + den*e)
     num = s.numerator
@@ -114,13 +120,7 @@ def _one_period(mod: bool, shifted: bool):
         kd = q.constant("kd")
         d = Form(((p, a), (r, b)), kd)
         fact = _comparison(q, "fact", d, fact_lt)
-        lo_d, hi_d = q.bounds(d)
-        if fact_lt:
-            lo_d, hi_d = (lo_d, z3.If(hi_d < -1, hi_d, -1)) if value else (z3.If(lo_d > 0, lo_d, 0), hi_d)
-        elif not value:
-            lo_d, hi_d = z3.IntVal(0), z3.IntVal(0)
-        else:
-            q.guard(z3.BoolVal(False))  # d != 0 bounds nothing: the code skips this fact
+        lo_d, hi_d = _narrowed(q, d, fact_lt, value)
         tlo, thi = lo_d - kd, hi_d - kd
         kl = q.constant("kl")
         lx = Form(((s * p, a), (s * r + m, b), (g, e)), kl)

@@ -437,8 +437,17 @@ _POSITIVE_BOUNDS = ((1, 40), (2, 6), (1, I32_MAX), (2**16, 2**16 + 8), (I32_MAX 
 _NONNEGATIVE_BOUNDS = ((0, 40), (0, 1023), (0, I32_MAX), (2**16 - 8, 2**16 + 8), (I32_MAX - 40, I32_MAX))
 
 
-def _draw_bounds(rng: random.Random, params: dict[str, int], name: str, choices) -> None:
-    params[f"{name}.lo"], params[f"{name}.hi"] = rng.choice(choices)
+def _draw_bounds(rng: random.Random, choices: tuple[tuple[int, int], ...], *names: str) -> dict[str, int]:
+    """Bounds for each named input, drawn from `choices`: params `name.lo`, `name.hi`."""
+    params: dict[str, int] = {}
+    for name in names:
+        params[f"{name}.lo"], params[f"{name}.hi"] = rng.choice(choices)
+    return params
+
+
+def _small_coefficients(rng: random.Random, *names: str) -> dict[str, int]:
+    """Mostly small: a large coefficient times a remainder rarely fits int32."""
+    return {name: rng.choice((1, 1, -1, 2, 3, -2)) if rng.random() < 0.7 else _coef(rng) for name in names}
 
 
 def _input(q: Question, slot: int, name: str) -> UOp:
@@ -455,20 +464,6 @@ def _folded_program(build_lhs):
         return None if rhs is None or rhs is lhs else (lhs, rhs)
 
     return build
-
-
-def _draw_variable(*nonzero: str, any_sign: tuple[str, ...] = (), coefs: tuple[str, ...] = (), positive=None):
-    def draw(rng: random.Random) -> dict[str, int]:
-        params: dict[str, int] = {}
-        for name in nonzero:
-            _draw_bounds(rng, params, name, _NONZERO_BOUNDS if positive is None else positive)
-        for name in any_sign:
-            _draw_bounds(rng, params, name, _ANY_BOUNDS)
-        for name in coefs:  # mostly small: a large coefficient times a remainder rarely fits
-            params[name] = rng.choice((1, 1, -1, 2, 3, -2)) if rng.random() < 0.7 else _coef(rng)
-        return params
-
-    return draw
 
 
 def _var_nested_mod(q: Question) -> UOp:
@@ -513,14 +508,16 @@ def _var_exact_multiples(mod: bool):
 
 
 def _draw_nested_variable(rng: random.Random) -> dict[str, int]:
-    params = _draw_variable("y", any_sign=("x", "b"), coefs=("h", "f", "g"))(rng)
+    params = _draw_bounds(rng, _NONZERO_BOUNDS, "y") | _draw_bounds(rng, _ANY_BOUNDS, "x", "b")
+    params |= _small_coefficients(rng, "h", "f", "g")
     params["j"] = draw_constant(rng)
     params["k"] = rng.choice((-params["j"], draw_constant(rng), 0)) if params["j"] != I32_MIN else 0
     return params
 
 
 def _draw_linear_multiple(rng: random.Random) -> dict[str, int]:
-    params = _draw_variable("v", any_sign=("b",), coefs=("k", "m"), positive=_NONNEGATIVE_BOUNDS)(rng)
+    params = _draw_bounds(rng, _NONNEGATIVE_BOUNDS, "v") | _draw_bounds(rng, _ANY_BOUNDS, "b")
+    params |= _small_coefficients(rng, "k", "m")
     s = rng.choice((1, 1, 2, -1))  # y = v*s + t, whose bounds must exclude 0
     params |= {"s": s, "t": s * rng.choice((1, 2, 7, draw_constant(rng, positive=True)))}
     params["c"] = draw_constant(rng)
@@ -528,7 +525,7 @@ def _draw_linear_multiple(rng: random.Random) -> dict[str, int]:
 
 
 def _draw_symbolic_gcd(rng: random.Random) -> dict[str, int]:
-    params = _draw_variable("y", any_sign=("b",))(rng)
+    params = _draw_bounds(rng, _NONZERO_BOUNDS, "y") | _draw_bounds(rng, _ANY_BOUNDS, "b")
     k = rng.choice((1, 2, 3, 4, 2**16, -2))
     params |= {"h": k * rng.choice((1, 2, 3)), "g": k * rng.choice((1, 2, -1, 0)), "m": k}
     params["square"] = int(rng.random() < 0.3)
@@ -536,9 +533,7 @@ def _draw_symbolic_gcd(rng: random.Random) -> dict[str, int]:
 
 
 def _draw_exact_multiples(rng: random.Random) -> dict[str, int]:
-    params = _draw_variable("y", positive=_POSITIVE_BOUNDS)(rng)
-    _draw_bounds(rng, params, "a", _NONNEGATIVE_BOUNDS)
-    _draw_bounds(rng, params, "b", _NONNEGATIVE_BOUNDS)
+    params = _draw_bounds(rng, _POSITIVE_BOUNDS, "y") | _draw_bounds(rng, _NONNEGATIVE_BOUNDS, "a", "b")
     params["m"] = rng.choice((1, 1, 2, 3))
     return params
 
