@@ -263,18 +263,25 @@ def test_an_everywhere_step_read_backwards_splits_where_it_would_overshoot():
     assert [(s.path, s.everywhere) for s in shared] == [((), True)]
 
 
-def test_a_union_no_rule_made_is_marked_unexplained_and_still_checked():
-    # a hook of one's own unites x * 3 and x + x + x; no rule of the set "none" does
-    from eqsat_uopc.saturation import HOOKS, Additions, Hook, saturate
-    from eqsat_uopc.saturation.explain import ChainSearch
+def _triple_hook(rules: tuple[str, ...] = ()) -> type:
+    """A hook of one's own that unites x * 3 and x + x + x (no rule of the set "none" does), naming
+    the rule of its union when `rules` says one."""
+    from eqsat_uopc.saturation import Additions, Hook
 
     class Triple(Hook):
         name = "triple"
 
         def start(self, seeds):
-            return Additions(equalities=((x * 3, x + x + x),))
+            return Additions(equalities=((x * 3, x + x + x),), rules=rules)
 
-    s = saturate(x * 3, rules="none", hooks=(*HOOKS, Triple))
+    return Triple
+
+
+def test_a_union_no_rule_made_is_marked_unexplained_and_still_checked():
+    from eqsat_uopc.saturation import HOOKS, saturate
+    from eqsat_uopc.saturation.explain import ChainSearch
+
+    s = saturate(x * 3, rules="none", hooks=(*HOOKS, _triple_hook()))
     hooks = frozenset(s.report.start_times)  # the hooks that ran: not the greedy seed, without symbolic rules
     search = ChainSearch(s.class_of, s.config.rule_set, "wrap", None, {}, s.egraph, hooks)
     try:
@@ -330,16 +337,10 @@ def test_mixed_radix_digits_through_the_index_algebras_own_folds(int_semantics, 
 
 def test_a_hooks_own_union_is_a_step_named_by_its_rule():
     # the hook names the rule of its equality (Additions.rules); the run keeps it (Seeds.named_equalities)
-    from eqsat_uopc.saturation import HOOKS, Additions, Hook, saturate
+    from eqsat_uopc.saturation import HOOKS, saturate
     from eqsat_uopc.saturation.explain import ChainSearch
 
-    class Triple(Hook):
-        name = "triple"
-
-        def start(self, seeds):
-            return Additions(equalities=((x * 3, x + x + x),), rules=("triple/expand",))
-
-    s = saturate(x * 3, rules="none", hooks=(*HOOKS, Triple))
+    s = saturate(x * 3, rules="none", hooks=(*HOOKS, _triple_hook(("triple/expand",))))
     assert s.seeds.named_equalities() == ((x * 3, x + x + x, "triple/expand", "triple"),)
     facts = s.seeds.named_equalities()
     search = ChainSearch(s.class_of, s.config.rule_set, "wrap", None, {}, s.egraph, frozenset(), facts)

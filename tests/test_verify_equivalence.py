@@ -7,6 +7,7 @@ import re
 import pytest
 import z3
 
+from eqsat_uopc.corpus import caviar_dev
 from eqsat_uopc.ir.dtype import dtypes, truncate
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uir import parse_uir
@@ -208,74 +209,9 @@ def test_a_timeout_is_unknown_never_equal():
     assert (p.status, p.counterexample, p.reason) == ("unknown", None, "timeout")
 
 
-# Caviar's expression 17 and `optimize`'s result under no_overflow (bundled corpus, bench/validation.py's
-# sample): the quick try proves it within a quarter of the default rlimit (about 111,000 units), in
-# some 0.1 s; the plain SMT core it replaced did not (it left it to the default solver)
-CAVIAR_17 = """
-%0 = param : slot=1 dtype=i32
-%1 = floordiv %0, 4
-%2 = param : slot=2 dtype=i32
-%3 = floordiv %2, 8
-%4 = mul %3, -1
-%5 = max %4, -249
-%6 = mul %5, -1
-%7 = max %6, 0
-%8 = floordiv %7, 8
-%9 = mul %8, 2
-%10 = param : slot=3 dtype=i32
-%11 = add %9, %10
-%12 = mul %11, 8
-%13 = mul %12, -1
-%14 = add %1, %13
-%15 = add %14, 8
-%16 = max %15, 0
-%17 = mul %16, -1
-%18 = param : slot=5 dtype=i32
-%19 = mul %18, 2
-%20 = add %19, 9
-%21 = add %20, 0
-%22 = mul %21, -1
-%23 = max %17, %22
-%24 = mul %23, -1
-%25 = param : slot=4 dtype=i32
-%26 = mul %25, 8
-%27 = add %26, 2
-%28 = mul %27, -1
-%29 = param : slot=0 dtype=i32
-%30 = add %29, %0
-%31 = mul %30, -1
-%32 = max %28, %31
-%33 = mul %32, -1
-%34 = floordiv %33, 4
-%35 = add %34, %13
-%36 = add %35, 7
-%37 = mul %36, -1
-%38 = mul %11, 4
-%39 = mul %38, -1
-%40 = add %25, %39
-%41 = mul %40, 2
-%42 = add %41, 7
-%43 = mul %42, -1
-%44 = max %37, %43
-%45 = mul %44, -1
-%46 = mul %45, -1
-%47 = add %30, 25
-%48 = floordiv %47, 4
-%49 = add %48, %13
-%50 = mul %49, -1
-%51 = max %46, %50
-%52 = mul %51, -1
-%53 = mul %52, -1
-%54 = add 0, %20
-%55 = add %54, -1
-%56 = mul %55, -1
-%57 = max %53, %56
-%58 = mul %57, -1
-%59 = add %58, 1
-%60 = max %59, %24
-%61 = cmplt %24, %60
-%62 = cmpne %61, true
-"""
+# Caviar's expression 17 of bench/validation.py's sample (caviar_dev()[418]) and `optimize`'s result
+# under no_overflow: the quick try proves it within a quarter of the default rlimit (about 111,000
+# units), in some 0.1 s; the plain SMT core it replaced did not (it left it to the default solver)
 CAVIAR_17_RESULT = """
 %0 = param : slot=1 dtype=i32
 %1 = floordiv %0, 4
@@ -326,7 +262,7 @@ CAVIAR_17_RESULT = """
 def test_the_quick_try_is_bounded_by_its_rlimit_not_by_a_timer():
     # with a 1 ms timeout the quick try still decides (no timer: its rlimit bounds it, and the
     # verdict depends on no clock); the default solver's timeout stands where the quick try does not
-    source, result = parse_uir(CAVIAR_17), parse_uir(CAVIAR_17_RESULT)
+    source, result = caviar_dev()[418].program, parse_uir(CAVIAR_17_RESULT)
     settings = dict(refinement=True, rlimit=1_000_000, encodings=("int",))
     quick = prove_equivalent(source, result, "no_overflow", 1, quick_first=True, **settings)
     assert (quick.status, quick.encoding, quick.reason) == ("proved", "int", "")
