@@ -5,7 +5,8 @@ module of rewrites: divmod.py, compare.py, sums.py, conditions.py (the index alg
 eqsat_uopc.linear), piecewise.py (the piecewise-linear comparisons), fold.py (the folding step).
 Every schema names the Python rule it belongs to (eqsat_uopc.rules.python_rules);
 `verify_python_rules` proves the schemas of every Python rule of the given families, and names the
-Python rules that have none.
+Python rules that have none; first, that the schemas' integer model of int32 is 32-bit two's
+complement (model.py: each primitive against the program verifier's bit-vector encoding).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from eqsat_uopc.verify.schemas.compare import COMPARE_SCHEMAS
 from eqsat_uopc.verify.schemas.conditions import CONDITION_SCHEMAS
 from eqsat_uopc.verify.schemas.divmod import DIVMOD_SCHEMAS
 from eqsat_uopc.verify.schemas.fold import FOLD_SCHEMAS
+from eqsat_uopc.verify.schemas.model import MODEL_RULE, verify_int32_model
 from eqsat_uopc.verify.schemas.piecewise import PIECEWISE_SCHEMAS
 from eqsat_uopc.verify.schemas.question import (
     Question,
@@ -29,11 +31,13 @@ from eqsat_uopc.verify.schemas.question import (
 from eqsat_uopc.verify.schemas.sums import SUM_SCHEMAS
 
 __all__ = [
+    "MODEL_RULE",
     "PYTHON_SCHEMAS",
     "Question",
     "Schema",
     "SchemaVerification",
     "schemas_of",
+    "verify_int32_model",
     "verify_python_rules",
     "verify_schema",
     "verify_schemas",
@@ -59,18 +63,20 @@ def verify_python_rules(
     instances: int = 24,
     seed: int = 0,
     nonlinear_instances: int = 4,
+    model: bool = True,
 ) -> list[SchemaVerification]:
     """Every schema of every Python rule of the families (Family values or bundled names; by default
     every bundled family), under each int semantics the rule runs under; a Python rule with no
     schema is reported "not_attempted", with the reason. `instances` draws per schema, and
     `nonlinear_instances` per nonlinear one (a program proved over 32-bit bit-vectors with a
-    variable divisor: seconds a draw; 0 leaves them out)."""
+    variable divisor: seconds a draw; 0 leaves them out). With `model`, the rows of
+    `verify_int32_model` come first (rule MODEL_RULE): the schemas' arithmetic is the bit-vectors'."""
     chosen = (
         FAMILIES.values()
         if families is None
         else [FAMILIES[f] if isinstance(f, str) else f for f in families]
     )
-    out: list[SchemaVerification] = []
+    out: list[SchemaVerification] = verify_int32_model() if model else []
     for family in chosen:
         for rule in family.python_rules:
             schemas = schemas_of(rule.name)
