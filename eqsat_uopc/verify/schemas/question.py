@@ -20,7 +20,8 @@ under the run's int semantics, exactly as the code computes it:
 
 The i32 values are integers with explicit wraparound: an exact model of 32-bit two's complement
 (`wrap(x)` is the one integer in [-2**31, 2**31) congruent to x modulo 2**32), which z3 decides as
-linear integer arithmetic; the same questions over 64- or 72-bit bit-vectors time out. What z3
+linear integer arithmetic; the same questions over 64- or 72-bit bit-vectors time out (model.py
+proves each primitive of this model equal to the 32-bit bit-vectors' own). What z3
 cannot decide is a product of two symbolic values, so the *multiplicative parameters* of a schema
 (coefficients and divisors) are fixed per question: each schema is proved for `instances` draws of
 them (edge-biased: +-1, +-2, 2**16, 2**30, 2**31 - 1, -2**31, divisors of either sign), each
