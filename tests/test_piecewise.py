@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from eqsat_uopc import UOp, optimize
+from eqsat_uopc import UOp, optimize, to_uir
 from eqsat_uopc.corpus import caviar_dev
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.saturation.piecewise import PiecewiseLinear, decided_comparisons
@@ -243,6 +243,17 @@ def test_saturation_decides_what_only_the_normal_forms_see():
     assert "linear/piecewise-compare" not in optimize(L24572, int_semantics="wrap").report.matches
     chapter = optimize(L24572, int_semantics="no_overflow", rules="symbolic")
     assert chapter.program.op is not Ops.CONST
+
+
+def test_a_negated_sum_of_maxima_is_decided_through_its_operands():
+    # (X / 4) * 4 == X, X = -max(-(A + B), 96) with A = max(max(m, -127) + 11, m'), B = max(11 -
+    # max(m'', 0), -m'), m' = min(128 v0 + v1, v2 + v1 - 128): A + B >= m' - m' = 0, so X = -96. The
+    # sum's form has 15 minima; negated, the sum's operands' forms are small (PiecewiseLinear.scaled_term)
+    for line, scale in (("L02998", 128), ("L27462", 288)):
+        program = next(e for e in caviar_dev() if e.id.endswith(line)).program
+        assert f"mul %0, {scale}" in to_uir(program)
+        assert optimize(program, int_semantics="no_overflow").program is UOp.const(True)
+        assert [value for _, value in decided_comparisons([program.src[0]])] == [False]  # (X / 4) * 4 != X
 
 
 def _and(a, b):  # how the Caviar corpus spells a && b, a || b and a <= b

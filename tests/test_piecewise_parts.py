@@ -84,6 +84,30 @@ def test_past_its_work_budget_a_builder_makes_atoms(monkeypatch):
     assert decide(pl, comparison) is None
 
 
+def test_a_negative_factor_is_carried_into_the_operands_of_a_sum(monkeypatch):
+    # (x + y * -2) * -3 = x * -3 + y * 6; a double negation gives back the term's own form
+    pl = PiecewiseLinear()
+    assert pl.form((x + y * -2) * -3) == form([(((0, -3), (1, 6)), 0)])
+    m = minimum(x, y - 128)
+    s = (m.maximum(-127) + 11).maximum(m) + (m.maximum(0) * -1 + 11).maximum(m * -1)  # s >= 0
+    assert pl.form(s * -1 * -1) == pl.form(s)
+    # -s as -a + -b: 4 minima of 18 linear forms; -s from s's form (a minimum of the maxima of its
+    # minima) distributes past the builder's bounds: an atom, and the comparison undecided
+    comparison = (s * -1).maximum(96) * -1 < -96
+    negated = PiecewiseLinear().form(s * -1)
+    assert (len(negated), sum(len(m) for m in negated)) == (4, 18)
+    assert decide(PiecewiseLinear(), comparison) is False
+    monkeypatch.setattr(normal, "_SPREAD", 0)
+    assert PiecewiseLinear().form(s * -1) == form([(((2, 1),), 0)])  # atoms x, y, then -s
+    assert decide(PiecewiseLinear(), comparison) is None
+    # a sum whose form a case gives is scaled as given, not entered: x + y is y + 1 in this case
+    monkeypatch.setattr(normal, "_SPREAD", 8)
+    base = PiecewiseLinear()
+    case = base.case(forms={x + y: base.form(y + 1)})
+    assert case.form((x + y) * -2) == form([(((0, -2),), -2)])  # y is atom 0 here
+    assert base.form((x + y) * -2) == form([(((0, -2), (1, -2)), 0)])
+
+
 def test_a_case_shares_the_atoms_and_bounds_and_changes_nothing_of_its_base():
     base = PiecewiseLinear()
     before = base.form(x + minimum(y, UOp.const(4)))

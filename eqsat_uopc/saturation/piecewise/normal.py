@@ -5,7 +5,9 @@ or `max(a * -1, b * -1) * -1` as the Caviar corpus spells it) is a `Form` (forms
 atoms. `+` distributes over both (`a + min(b, c) = min(a + b, a + c)`), a positive factor too, and a
 negative one swaps them; this is what makes two spellings of one function compare: `x + min(3, y -
 x)` and `min(x + 3, y)` have one form, which no rewrite rule finds without distributing `+` into
-MIN through associativity and commutativity, an e-graph blow-up.
+MIN through associativity and commutativity, an e-graph blow-up. A negative factor is carried
+into a sum's operands (`scaled_term`): negating a maximum of minima distributes a minimum of maxima
+back, exponential in the number of minima, which a sum has more of than its operands.
 
 Each form is kept small (`normal`): a linear form that another in the same minimum undercuts is
 dropped, by a constant (`min(f, f + 2)` is `f`) or by the atoms' bounds (bounded inputs, and `x % c`
@@ -44,6 +46,7 @@ __all__ = ["Budget", "PiecewiseLinear", "TooBig"]
 _MAX_FORMS = 64  # linear forms in one normal form
 _MAX_ATOMS = 32  # atoms in one linear form
 _WORK = 200_000  # linear forms built per builder
+_SPREAD = 8  # levels of sums a negative factor is carried into (scaled_term)
 
 
 class TooBig(Exception):
@@ -83,6 +86,7 @@ class PiecewiseLinear:
         self._atoms: dict[tuple, int] = {}
         self._bounds: dict[int, tuple[int, int]] = {}  # atom -> [lo, hi], where known
         self._work = Budget(_WORK)
+        self._given: set[UOp] = set()  # terms whose form a case gives (not built from their term)
 
     def case(
         self, *, forms: Mapping[UOp, Form] | None = None, bounds: Mapping[UOp, tuple[int, int]] | None = None
@@ -97,6 +101,7 @@ class PiecewiseLinear:
         for u, form in (forms or {}).items():
             case._forms[u] = form
             case._visited.add(u)
+            case._given.add(u)
         for u, b in (bounds or {}).items():
             case._bounds[case._atoms.setdefault(case._atom_key(u), len(case._atoms))] = b
         return case
@@ -172,6 +177,25 @@ class PiecewiseLinear:
             term = frozenset(frozenset([f]) for f in scaled(m, -1))
             negated = term if negated is None else self.minimum(negated, term)
         return self.scale(negated, -k)
+
+    def scaled_term(self, a: UOp, k: Coefficient, depth: int | None = None) -> Form:
+        """The form of the term `a * k` for k < 0, the factor carried into a sum's operands (to
+        `_SPREAD` levels): `(x + y) * k = x*k + y*k` and `(x * j) * k = x * (j*k)` over the
+        integers. A negative factor turns a maximum of n minima into a minimum of maxima, distributed
+        back into up to (forms per minimum)**n minima (past a bound: an atom); a sum's operands are
+        often small where the sum is not: `-(max(m + 11, m) + max(11 - m, -m))` is `min(-m - 11,
+        -m) + min(m - 11, m)`. A term whose form a case gives is not entered."""
+        depth = _SPREAD if depth is None else depth
+        if depth and a not in self._given and a.op is Ops.ADD:
+            x, y = a.src
+            return self.add(self.scaled_term(x, k, depth - 1), self.scaled_term(y, k, depth - 1))
+        if depth and a not in self._given and a.op is Ops.MUL and a.src[0].op is not Ops.FLOORDIV:
+            x, j = a.src[0], constant_of(self.form(a.src[1]))  # (not a floor multiple: division.py)
+            if j is not None and j * k > 0:
+                return self.scale(self.form(x), j * k)
+            if j is not None and j * k < 0:
+                return self.scaled_term(x, j * k, depth - 1)
+        return self.scale(self.form(a), k)
 
     def difference_form(self, a: UOp, b: UOp) -> Form:
         """The form of b - a (raises TooBig past a bound)."""
@@ -268,7 +292,7 @@ def _mul(forms: PiecewiseLinear, u: UOp) -> Form | None:
     for a, b in u.src, u.src[::-1]:
         k = constant_of(forms.form(b))
         if k is not None:
-            return forms.scale(forms.form(a), k)
+            return forms.scale(forms.form(a), k) if k >= 0 else forms.scaled_term(a, k)
     return None
 
 

@@ -52,16 +52,30 @@ def _add(q: Question) -> Claim:
     return Value(x + a), Value(_max(*(_min(*(v + a for v in row)) for row in f)))
 
 
+def _scaled(f: list[list[Any]], k: int) -> Any:
+    """k times the two-by-two form f, as the builder writes it: max_i min_j (k f_ij) for k > 0; for
+    k < 0 a minimum of maxima, distributed back into a maximum of minima (one per choice of a j in
+    every i)."""
+    if k > 0:
+        return _max(*(_min(*(k * v for v in row)) for row in f))
+    g = [[k * v for v in row] for row in f]
+    return _max(*(_min(g[0][a], g[1][b]) for a in range(2) for b in range(2)))
+
+
 def _scale(q: Question) -> Claim:
-    # k * max_i min_j f_ij = max_i min_j (k f_ij) for k > 0; for k < 0 a minimum of maxima, which
-    # distributes back into a maximum of minima (one per choice of a j in every i)
+    # k * max_i min_j f_ij -> the scaled form
     f, x = _form(q, "f")
     k = q.param("k")
-    if k > 0:
-        return Value(k * x), Value(_max(*(_min(*(k * v for v in row)) for row in f)))
-    g = [[k * v for v in row] for row in f]
-    choices = [_min(g[0][a], g[1][b]) for a in range(2) for b in range(2)]
-    return Value(k * x), Value(_max(*choices))
+    return Value(k * x), Value(_scaled(f, k))
+
+
+def _scale_sum(q: Question) -> Claim:
+    # (x + y * j) * k -> x*k + y*(j*k), each operand's form scaled alone (k < 0: the sum's form has
+    # more minima than its operands', and a negative factor multiplies their counts)
+    f, x = _form(q, "f")
+    g, y = _form(q, "g")
+    j, k = q.param("j"), q.param("k")
+    return Value((x + y * j) * k), Value(_scaled(f, k) + _scaled(g, j * k))
 
 
 def _exact_division(mod: bool):
@@ -148,6 +162,15 @@ PIECEWISE_SCHEMAS: tuple[Schema, ...] = (
         "no_overflow",
         _scale,
         _draw_k,
+        _NO_OVERFLOW,
+    ),
+    Schema(
+        PW,
+        f"{PW}/scale-sum",
+        "(x + y * j) * k -> x*k + y*(j*k)   each operand's form scaled alone",
+        "k < 0, j != 0",
+        _scale_sum,
+        lambda rng: {"k": rng.choice((-1, -2, -5, -(2**16))), "j": rng.choice((1, -1, 3, -2, 2**16))},
         _NO_OVERFLOW,
     ),
     Schema(
