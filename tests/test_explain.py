@@ -335,6 +335,31 @@ def test_mixed_radix_digits_through_the_index_algebras_own_folds(int_semantics, 
     assert e.complete
 
 
+@pytest.mark.parametrize(("int_semantics", "steps"), [("wrap", 58), ("no_overflow", 66)])
+def test_digits_respelt_over_the_results_operand_then_recombined(int_semantics, steps):
+    # index expression 25: the algebra respelt the digits of x = r + 14794 (x // 64 % 5 became
+    # ((r + 10) // 64 + 1) % 5, a fold inside a fold the hook does not record), and the run recombined
+    # the digits of x into x % 320. The chain brings each digit back to x's spelling through the run's
+    # e-graph (a's shape, b's leaves), then the algebra's sum fold recombines: formerly one unexplained step
+    from eqsat_uopc.corpus import index_expressions
+
+    e = optimize(index_expressions(26, seed=0)[25].program, int_semantics=int_semantics).explain()
+    r = "range(539, (25, 0))"
+    lines = [s.line() for s in e.chain.steps]
+    assert (
+        f"linear/divmod-fold [index-algebra, backwards]: ({r} + 10) // 64 + 231 -> ({r} + 14794) // 64"
+        in lines
+    )
+    last = e.chain.steps[-1]
+    assert (last.rule, last.by, last.path, infix(last.after)) == (
+        "linear/sum-fold",
+        "index-algebra",
+        (0,),
+        f"({r} + 14794) % 320",
+    )
+    assert len(e.chain.steps) == steps and e.complete
+
+
 def test_a_hooks_own_union_is_a_step_named_by_its_rule():
     # the hook names the rule of its equality (Additions.rules); the run keeps it (Seeds.named_equalities)
     from eqsat_uopc.saturation import HOOKS, saturate
