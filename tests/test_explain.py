@@ -360,6 +360,26 @@ def test_digits_respelt_over_the_results_operand_then_recombined(int_semantics, 
     assert len(e.chain.steps) == steps and e.complete
 
 
+def test_a_summand_common_to_both_sides_is_grouped_first_then_cancelled():
+    # a Caviar expression (caviar_dev()[995], the 23rd of the bench's sample): p0 is summed on both sides of
+    # a != at different depths; egglog regroups every level at once. The chain regroups the right side
+    # to p0 + (...), cancels p0 by one rule, and the rest is three named steps: formerly unexplained
+    from eqsat_uopc.corpus import caviar_dev
+
+    e = optimize(caviar_dev()[995].program, int_semantics="wrap").explain()
+    m = "max((p1 + p2 + (-1)) // 63 * (-64) + p3 // 2 * 260 + p2 // 63 * 64, -164) * (-1)"
+    assert [s.line() for s in e.chain.steps[-7:]] == [
+        f"comm_assoc/add-comm [egglog]: {m} + p0 -> p0 + {m}",
+        f"comm_assoc/add-assoc [egglog]: p0 + {m} + 55 -> p0 + ({m} + 55)",
+        f"comparisons/ne-cancel [egglog]: p0 + (-40) != p0 + ({m} + 55) -> (-40) != {m} + 55",
+        f"symbolic/const_to_right [greedy-seed]: (-40) != {m} + 55 -> {m} + 55 != (-40)",
+        f"linear/compare-fold [index-algebra]: {m} + 55 != (-40) -> {m[:-7]} != 95",
+        f"divisibility/ne-indivisible [egglog]: {m[:-7]} != 95 -> true",
+        "symbolic/fold [greedy-seed]: true != true -> false",
+    ]
+    assert e.checks[-7:] == ("proved",) * 7 and e.complete
+
+
 def test_a_hooks_own_union_is_a_step_named_by_its_rule():
     # the hook names the rule of its equality (Additions.rules); the run keeps it (Seeds.named_equalities)
     from eqsat_uopc.saturation import HOOKS, saturate

@@ -42,6 +42,8 @@ moves.
    - through the hooks' own unions: a rewritten by the start hooks' equalities (the `facts`), read
      backwards (the index algebra's folds undone) or forwards, to a fixed point, each a step named
      by its rule and hook, the rest searched from there;
+   - a comparison of two sums with a summand in common: both regrouped to put it first, then
+     cancelled by one named rule, the rest searched from there;
    - through a's spelling over b's subterms: each outermost subterm of a whose e-class in the run
      holds an e-node of its own operator over terms built from b's subterms rewritten into that term
      first (a chain of its own), then the rest (a's shape over b's leaves) searched from there.
@@ -315,6 +317,8 @@ class ChainSearch:
         yield iterated if detours > 0 and self._through_iteration(a, b, path, iterated, detours) else None
         if detours > 0 and self.facts:
             yield from self._through_facts(a, b, path, detours)
+        cancelled: list[RewriteStep] = []
+        yield cancelled if detours > 0 and self._cancelled(a, b, path, cancelled, detours) else None
         respelled: list[RewriteStep] = []
         yield respelled if detours > 0 and self._respelled(a, b, path, respelled, detours) else None
 
@@ -345,6 +349,48 @@ class ChainSearch:
             if steps and term is not a and self._may_be_same_class(term, b):
                 self._pair(term, b, path, steps, detours - 1)
                 yield steps
+
+    def _cancelled(
+        self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
+    ) -> bool:
+        """A comparison of two i32 sums with a summand x in common: each side regrouped into `x + the
+        rest` (add-assoc and add-comm steps, regroup.py), x cancelled by one named rule
+        (`comparisons/ne-cancel`, `comparisons/lt-cancel`), then the rest searched from there
+        (`p0 + (-40) != m * (-1) + p0 + 55 -> true`: p0 is summed on both sides at different depths,
+        which egglog regroups at every level at once). Only where the run's rule set has the two
+        regrouping rules and they matched."""
+        if a.op not in (Ops.CMPNE, Ops.CMPLT) or len(a.src) != 2 or not self._regrouping:
+            return False
+        left, right = a.src
+        if not (is_sum(left) and is_sum(right)):
+            return False
+        summands = [[t for _, t in leaf_paths(side)] for side in (left, right)]
+        common = next((t for t in summands[0] if any(t is u for u in summands[1])), None)
+        if common is None:
+            return False
+        own: list[RewriteStep] = []
+        rests: list[UOp] = []
+        grouped: list[UOp] = []
+        for i, (side, leaves) in enumerate(zip((left, right), summands, strict=True)):
+            k = next(j for j, t in enumerate(leaves) if t is common)
+            rest = leaves[:k] + leaves[k + 1 :]
+            total = rest[0]
+            for t in rest[1:]:
+                total = side.replace(src=(total, t))
+            target = side.replace(src=(common, total))
+            own.extend(_without_undone(regroup(side, target, (*path, i))) if target is not side else [])
+            rests.append(total)
+            grouped.append(target)
+        middle, cancelled = a.replace(src=tuple(grouped)), a.replace(src=tuple(rests))
+        one = self._one_rule(middle, cancelled, path)
+        if one is None:
+            return False
+        own.append(one)
+        self._pair(cancelled, b, path, own, detours - 1)
+        if not all(r.explained for r in own) or len(steps) + len(own) > MAX_STEPS:
+            return False
+        steps.extend(own)
+        return True
 
     def _respelled(
         self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
@@ -899,6 +945,18 @@ def reversed_steps_at(start: UOp, steps: list[RewriteStep], path: tuple[int, ...
     """reversed_steps of steps found on start, the subterm at `path` (the steps' paths are from the root)."""
     local = [replace(s, path=s.path[len(path) :]) for s in steps]
     return [replace(s, path=(*path, *s.path)) for s in reversed_steps(start, local)]
+
+
+def _without_undone(steps: list[RewriteStep]) -> list[RewriteStep]:
+    """steps less each step that the next one undoes at the same place (a rotation and its inverse)."""
+    out: list[RewriteStep] = []
+    for s in steps:
+        top = out[-1] if out else None
+        if top is not None and top.path == s.path and top.before is s.after and top.after is s.before:
+            out.pop()
+        else:
+            out.append(s)
+    return out
 
 
 def _term_of(node: Any, cls: Any, kids: list[UOp | None]) -> UOp | None:
