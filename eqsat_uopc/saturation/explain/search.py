@@ -62,7 +62,7 @@ Every step is still checked, named or not (eqsat_uopc.verify.explanation).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
@@ -454,7 +454,7 @@ class ChainSearch:
         steps.extend(own)
         return True
 
-    def _respelling(self, u: UOp, home: Any, term: Any) -> UOp:
+    def _respelling(self, u: UOp, home: Any, term: Callable[[Any, int], UOp | None]) -> UOp:
         """The smallest term of u's e-class with u's operator over `term`'s terms (u if none, if u is
         not scalar or not in the run's e-graph, or if the term holds u)."""
         c = self.class_of(u) if not u.shape else None
