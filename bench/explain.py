@@ -12,7 +12,8 @@ time of that attachment alone, per call, against the median optimize. On: `optim
 `.explain()` against `optimize` alone. Per corpus: the share of results with a complete checked
 chain (every step names its rule, every step proved or tested, the chain replays to the result),
 the share with a checked chain (every step checked, some unexplained), the median chain length
-(steps), and the unexplained steps among all steps.
+(steps), the unexplained steps among all steps, and the positions in the corpus of the results
+whose chain is not complete.
 """
 
 from __future__ import annotations
@@ -32,13 +33,24 @@ from eqsat_uopc.corpus import caviar_dev, index_expressions, tinygrad_capture
 RESULTS_SECTIONS = ("explain",)  # docs/results.md, written with --write-results (bench/results.py)
 
 
-def corpora(count: int) -> dict[str, list]:
-    caviar, capture = caviar_dev(), tinygrad_capture()
+def positions(count: int) -> dict[str, list[int]]:
+    """Each corpus's sample, as positions in the corpus (`index_expressions(count, seed=0)[i]`,
+    `caviar_dev()[i]`, `tinygrad_capture()[i]`)."""
+    caviar, capture = len(caviar_dev()), len(tinygrad_capture())
     return {
-        "index": [e.program for e in index_expressions(count, seed=0)],
-        "caviar": [caviar[i].program for i in sorted(random.Random(0).sample(range(len(caviar)), count))],
-        "capture": [capture[i].program for i in sorted(random.Random(0).sample(range(len(capture)), count))],
+        "index": list(range(count)),
+        "caviar": sorted(random.Random(0).sample(range(caviar), count)),
+        "capture": sorted(random.Random(0).sample(range(capture), count)),
     }
+
+
+def corpora(count: int) -> dict[str, list]:
+    corpus = {
+        "index": index_expressions(count, seed=0),
+        "caviar": caviar_dev(),
+        "capture": tinygrad_capture(),
+    }
+    return {name: [corpus[name][i].program for i in at] for name, at in positions(count).items()}
 
 
 def _no_explainer(program):
@@ -69,11 +81,12 @@ def attachment_seconds(result, program, calls: int = 10_000) -> float:
     return (time.perf_counter() - start) / calls
 
 
-def measure(name: str, programs: list, semantics: str) -> None:
+def measure(name: str, programs: list, semantics: str, at: list[int]) -> None:
     for p in programs[:3]:
         optimize(p, int_semantics=semantics)
     off, stub, explain_times, lengths = [], [], [], []
     complete = checked = steps = unexplained = 0
+    incomplete: list[str] = []  # the corpus positions of the results without a complete checked chain
     for k, p in enumerate(programs):
         order = (False, True) if k % 2 == 0 else (True, False)
         got = {flag: timed(p, semantics, flag) for flag in order}
@@ -85,6 +98,8 @@ def measure(name: str, programs: list, semantics: str) -> None:
         explain_times.append(time.perf_counter() - start)
         lengths.append(len(e.chain.steps))
         complete += e.complete
+        if not e.complete:
+            incomplete.append(f"{at[k]}{'' if e.checked else ' (not checked)'}")
         checked += e.checked
         steps += len(e.chain.steps)
         unexplained += sum(not s.explained for s in e.chain.steps)
@@ -108,6 +123,8 @@ def measure(name: str, programs: list, semantics: str) -> None:
         f"({checked / n:.1%}); median chain length {statistics.median(lengths)}, max {max(lengths)}; "
         f"unexplained steps {unexplained}/{steps}"
     )
+    if incomplete:
+        print(f"  incomplete (positions in the corpus): {', '.join(incomplete)}")
 
 
 def main() -> None:
@@ -125,10 +142,10 @@ def main() -> None:
         None if (args.count, args.semantics) == (30, "both") else f"{args.count} per corpus, {args.semantics}"
     )
     with results.recorded("explain", args.write_results, partial):
-        programs = corpora(args.count)
+        programs, at = corpora(args.count), positions(args.count)
         for semantics in ("wrap", "no_overflow") if args.semantics == "both" else (args.semantics,):
             for name, chosen in programs.items():
-                measure(name, chosen, semantics)
+                measure(name, chosen, semantics, at[name])
 
 
 if __name__ == "__main__":

@@ -335,6 +335,51 @@ def test_mixed_radix_digits_through_the_index_algebras_own_folds(int_semantics, 
     assert e.complete
 
 
+@pytest.mark.parametrize(("int_semantics", "steps"), [("wrap", 58), ("no_overflow", 66)])
+def test_digits_respelt_over_the_results_operand_then_recombined(int_semantics, steps):
+    # index expression 25: the algebra respelt the digits of x = r + 14794 (x // 64 % 5 became
+    # ((r + 10) // 64 + 1) % 5, a fold inside a fold the hook does not record), and the run recombined
+    # the digits of x into x % 320. The chain brings each digit back to x's spelling through the run's
+    # e-graph (a's shape, b's leaves), then the algebra's sum fold recombines: formerly one unexplained step
+    from eqsat_uopc.corpus import index_expressions
+
+    e = optimize(index_expressions(26, seed=0)[25].program, int_semantics=int_semantics).explain()
+    r = "range(539, (25, 0))"
+    lines = [s.line() for s in e.chain.steps]
+    assert (
+        f"linear/divmod-fold [index-algebra, backwards]: ({r} + 10) // 64 + 231 -> ({r} + 14794) // 64"
+        in lines
+    )
+    last = e.chain.steps[-1]
+    assert (last.rule, last.by, last.path, infix(last.after)) == (
+        "linear/sum-fold",
+        "index-algebra",
+        (0,),
+        f"({r} + 14794) % 320",
+    )
+    assert len(e.chain.steps) == steps and e.complete
+
+
+def test_a_summand_common_to_both_sides_is_grouped_first_then_cancelled():
+    # a Caviar expression (caviar_dev()[995], the 23rd of the bench's sample): p0 is summed on both sides of
+    # a != at different depths; egglog regroups every level at once. The chain regroups the right side
+    # to p0 + (...), cancels p0 by one rule, and the rest is three named steps: formerly unexplained
+    from eqsat_uopc.corpus import caviar_dev
+
+    e = optimize(caviar_dev()[995].program, int_semantics="wrap").explain()
+    m = "max((p1 + p2 + (-1)) // 63 * (-64) + p3 // 2 * 260 + p2 // 63 * 64, -164) * (-1)"
+    assert [s.line() for s in e.chain.steps[-7:]] == [
+        f"comm_assoc/add-comm [egglog]: {m} + p0 -> p0 + {m}",
+        f"comm_assoc/add-assoc [egglog]: p0 + {m} + 55 -> p0 + ({m} + 55)",
+        f"comparisons/ne-cancel [egglog]: p0 + (-40) != p0 + ({m} + 55) -> (-40) != {m} + 55",
+        f"symbolic/const_to_right [greedy-seed]: (-40) != {m} + 55 -> {m} + 55 != (-40)",
+        f"linear/compare-fold [index-algebra]: {m} + 55 != (-40) -> {m[:-7]} != 95",
+        f"divisibility/ne-indivisible [egglog]: {m[:-7]} != 95 -> true",
+        "symbolic/fold [greedy-seed]: true != true -> false",
+    ]
+    assert e.checks[-7:] == ("proved",) * 7 and e.complete
+
+
 def test_a_hooks_own_union_is_a_step_named_by_its_rule():
     # the hook names the rule of its equality (Additions.rules); the run keeps it (Seeds.named_equalities)
     from eqsat_uopc.saturation import HOOKS, saturate

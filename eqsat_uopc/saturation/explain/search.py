@@ -41,7 +41,12 @@ moves.
      its class (a rewrite inside a);
    - through the hooks' own unions: a rewritten by the start hooks' equalities (the `facts`), read
      backwards (the index algebra's folds undone) or forwards, to a fixed point, each a step named
-     by its rule and hook, the rest searched from there.
+     by its rule and hook, the rest searched from there;
+   - a comparison of two sums with a summand in common: both regrouped to put it first, then
+     cancelled by one named rule, the rest searched from there;
+   - through a's spelling over b's subterms: each outermost subterm of a whose e-class in the run
+     holds an e-node of its own operator over terms built from b's subterms rewritten into that term
+     first (a chain of its own), then the rest (a's shape over b's leaves) searched from there.
    A pair is searched once per detours left (the moves meet the same pairs again), and not again
    inside its own search (a cycle); a search makes at most EGGLOG_PROGRAMS fresh e-graphs, after
    which no more egglog attributions are tried (the count, not a clock: the same input gives the
@@ -57,7 +62,7 @@ Every step is still checked, named or not (eqsat_uopc.verify.explanation).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
@@ -98,6 +103,7 @@ ITERATION_DEPTH = 3  # depth of the new terms an iteration wrote that a candidat
 ITERATION_MAX_SIZE = 400  # terms larger than this (nodes) are not iterated on
 ITERATION_REACH = 4  # iterations of the egglog rules a pair may be apart for the iteration move
 EGGLOG_PROGRAMS = 60  # fresh egglog e-graphs one chain's search makes at most (then no more attributions)
+RESPELL_DEPTH = 3  # depth of the terms over b's subterms that a's subterms are respelt into
 ANALYSIS_ITERATIONS = 8  # iterations of the analyses before a rule is tried, at most
 _MAY_UNION = re.compile(r"\((union|rewrite|birewrite|subsume|delete)\b")
 
@@ -311,6 +317,10 @@ class ChainSearch:
         yield iterated if detours > 0 and self._through_iteration(a, b, path, iterated, detours) else None
         if detours > 0 and self.facts:
             yield from self._through_facts(a, b, path, detours)
+        cancelled: list[RewriteStep] = []
+        yield cancelled if detours > 0 and self._cancelled(a, b, path, cancelled, detours) else None
+        respelled: list[RewriteStep] = []
+        yield respelled if detours > 0 and self._respelled(a, b, path, respelled, detours) else None
 
     def _through_facts(
         self, a: UOp, b: UOp, path: tuple[int, ...], detours: int
@@ -339,6 +349,128 @@ class ChainSearch:
             if steps and term is not a and self._may_be_same_class(term, b):
                 self._pair(term, b, path, steps, detours - 1)
                 yield steps
+
+    def _cancelled(
+        self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
+    ) -> bool:
+        """A comparison of two i32 sums with a summand x in common: each side regrouped into `x + the
+        rest` (add-assoc and add-comm steps, regroup.py), x cancelled by one named rule
+        (`comparisons/ne-cancel`, `comparisons/lt-cancel`), then the rest searched from there
+        (`p0 + (-40) != m * (-1) + p0 + 55 -> true`: p0 is summed on both sides at different depths,
+        which egglog regroups at every level at once). Only where the run's rule set has the two
+        regrouping rules and they matched."""
+        if a.op not in (Ops.CMPNE, Ops.CMPLT) or len(a.src) != 2 or not self._regrouping:
+            return False
+        left, right = a.src
+        if not (is_sum(left) and is_sum(right)):
+            return False
+        summands = [[t for _, t in leaf_paths(side)] for side in (left, right)]
+        common = next((t for t in summands[0] if any(t is u for u in summands[1])), None)
+        if common is None:
+            return False
+        own: list[RewriteStep] = []
+        rests: list[UOp] = []
+        grouped: list[UOp] = []
+        for i, (side, leaves) in enumerate(zip((left, right), summands, strict=True)):
+            k = next(j for j, t in enumerate(leaves) if t is common)
+            rest = leaves[:k] + leaves[k + 1 :]
+            total = rest[0]
+            for t in rest[1:]:
+                total = side.replace(src=(total, t))
+            target = side.replace(src=(common, total))
+            own.extend(_without_undone(regroup(side, target, (*path, i))) if target is not side else [])
+            rests.append(total)
+            grouped.append(target)
+        middle, cancelled = a.replace(src=tuple(grouped)), a.replace(src=tuple(rests))
+        one = self._one_rule(middle, cancelled, path)
+        if one is None:
+            return False
+        own.append(one)
+        self._pair(cancelled, b, path, own, detours - 1)
+        if not all(r.explained for r in own) or len(steps) + len(own) > MAX_STEPS:
+            return False
+        steps.extend(own)
+        return True
+
+    def _respelled(
+        self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
+    ) -> bool:
+        """Through a's spelling over b's subterms: each outermost proper subterm u of a whose e-class in
+        the run's e-graph has an e-node of u's own operator over terms built from b's proper subterms
+        (to depth RESPELL_DEPTH, the smallest such) is rewritten into that term first, then the rest
+        is searched from there (a's shape, b's leaves). The run recombined digits spelt over b's
+        operand (`x // 64 % 5 * 64 + ... + x % 4 -> x % 320` for x = r + 14794) that the algebra's
+        folds had respelt (`((r + 10) // 64 + 1) % 5`, whose fold inside a fold is not among the
+        hook's recorded equalities): each digit is brought back to x's spelling, a short chain of
+        its own, and the recombination is the egglog rules' on one spelling."""
+        if self.egraph is None:
+            return False
+        home = self.class_of(a)
+        known: dict[Any, UOp] = {}
+        for t in b.toposort(enter_call_bodies=False):
+            if t is not b and (c := self.class_of(t)) is not None:
+                known.setdefault(c, t)
+        memo: dict[tuple[Any, int], UOp | None] = {}
+
+        def term(cls: Any, depth: int) -> UOp | None:
+            """A term of cls over b's subterms (not through a's own class), or None."""
+            if cls in known:
+                return known[cls]
+            if depth == 0 or cls == home or cls not in self.egraph.classes:
+                return None
+            if (cls, depth) not in memo:
+                memo[(cls, depth)] = None  # a cycle back to this class gives nothing
+                for node in self.egraph.classes[cls].nodes:
+                    kids = [term(c, depth - 1) for c in node.children]
+                    if (t := _term_of(node, self.egraph.classes[cls], kids)) is not None:
+                        memo[(cls, depth)] = t
+                        break
+            return memo[(cls, depth)]
+
+        mapping: dict[UOp, UOp] = {}
+        places: list[tuple[tuple[int, ...], UOp]] = []  # where a has a subterm to respell, left first
+        todo: list[tuple[UOp, tuple[int, ...]]] = [(s, (i,)) for i, s in reversed(list(enumerate(a.src)))]
+        while todo:
+            u, at = todo.pop()
+            if u not in mapping:
+                mapping[u] = self._respelling(u, home, term)
+            if mapping[u] is not u:
+                places.append((at, u))
+            else:
+                todo.extend((s, (*at, i)) for i, s in reversed(list(enumerate(u.src))))
+        if not places:
+            return False
+        middle = a.substitute({u: mapping[u] for _, u in places})
+        if middle is b:
+            return False
+        own: list[RewriteStep] = []
+        for at, u in places:
+            self._pair(u, mapping[u], (*path, *at), own, detours - 1)
+            if not all(r.explained for r in own):
+                return False
+        self._pair(middle, b, path, own, detours - 1)
+        if not all(r.explained for r in own) or len(steps) + len(own) > MAX_STEPS:
+            return False
+        steps.extend(own)
+        return True
+
+    def _respelling(self, u: UOp, home: Any, term: Callable[[Any, int], UOp | None]) -> UOp:
+        """The smallest term of u's e-class with u's operator over `term`'s terms (u if none, if u is
+        not scalar or not in the run's e-graph, or if the term holds u)."""
+        c = self.class_of(u) if not u.shape else None
+        if c is None or c == home or c not in self.egraph.classes:
+            return u
+        cls = self.egraph.classes[c]
+        got = [
+            t
+            for n in cls.nodes
+            if n.op is u.op
+            and n.arg == u.arg
+            and (t := _term_of(n, cls, [term(k, RESPELL_DEPTH - 1) for k in n.children])) is not None
+            and t is not u
+        ]
+        best = min(got, key=lambda t: t.size) if got else None
+        return u if best is None or u in best.toposort(enter_call_bodies=False) else best
 
     def _meet(
         self,
@@ -813,6 +945,18 @@ def reversed_steps_at(start: UOp, steps: list[RewriteStep], path: tuple[int, ...
     """reversed_steps of steps found on start, the subterm at `path` (the steps' paths are from the root)."""
     local = [replace(s, path=s.path[len(path) :]) for s in steps]
     return [replace(s, path=(*path, *s.path)) for s in reversed_steps(start, local)]
+
+
+def _without_undone(steps: list[RewriteStep]) -> list[RewriteStep]:
+    """steps less each step that the next one undoes at the same place (a rotation and its inverse)."""
+    out: list[RewriteStep] = []
+    for s in steps:
+        top = out[-1] if out else None
+        if top is not None and top.path == s.path and top.before is s.after and top.after is s.before:
+            out.pop()
+        else:
+            out.append(s)
+    return out
 
 
 def _term_of(node: Any, cls: Any, kids: list[UOp | None]) -> UOp | None:
