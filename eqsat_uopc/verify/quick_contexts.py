@@ -37,7 +37,7 @@ import z3.z3 as z3_api
 
 from eqsat_uopc.allocator import pad_system_heap
 
-__all__ = ["QUICK_TACTICS", "QuickContext", "quick_solver"]
+__all__ = ["QUICK_TACTICS", "QuickContext", "quick_solver", "wait_idle"]
 
 # The quick solver: z3's SMT core behind three cheap tactics, which substitute what the encoding
 # defines by equations (a division's quotient and remainder, a wrapped product) and fold what is
@@ -93,24 +93,25 @@ class _Contexts:
         self._pid = os.getpid()
 
     def take(self, rlimit: int | None) -> QuickContext:
-        """A fresh QuickContext within rlimit: the one made ahead if it is, else one made now."""
+        """A fresh QuickContext within rlimit: the one made ahead if it is ready, else one made now
+        (the one being made is then the next one: a caller never waits for the thread)."""
         with self._lock:
             if self._pid != os.getpid():  # a forked child: the parent's thread is not here
                 self._reset()
-            ahead, self._next = self._next, None
-            self._rlimit = rlimit
-        if ahead is not None:
-            try:
-                c = ahead.result()
-            except Exception:  # the thread failed (say, out of memory): made here, or raised here
-                pass
+            ahead = self._next
+            if ahead is not None and ahead.done():
+                self._next = None
             else:
-                if c.rlimit != rlimit and rlimit is not None:  # (the last value set is the one used)
-                    c.solver.set("rlimit", rlimit)
-                    c.rlimit = rlimit
-                if c.rlimit == rlimit:
-                    return c
-                self.give_back(c)  # it has an rlimit, and none is asked for
+                ahead = None
+            self._rlimit = rlimit
+        if ahead is not None and ahead.exception() is None:  # (it failed: say, out of memory)
+            c = ahead.result()
+            if c.rlimit != rlimit and rlimit is not None:  # (the last value set is the one used)
+                c.solver.set("rlimit", rlimit)
+                c.rlimit = rlimit
+            if c.rlimit == rlimit:
+                return c
+            self.give_back(c)  # it has an rlimit, and none is asked for
         return _prepare(rlimit)
 
     def give_back(self, c: QuickContext) -> None:
@@ -127,8 +128,21 @@ class _Contexts:
             if unused:
                 self._executor.submit(_delete, unused)
 
+    def wait_idle(self) -> None:
+        """Wait until the thread has done what it was given (its jobs run in order)."""
+        with self._lock:
+            executor = self._executor
+        if executor is not None:
+            executor.submit(int).result()
+
 
 _CONTEXTS = _Contexts()
+
+
+def wait_idle() -> None:
+    """Wait until the background thread has made the next context and deleted the used ones it was
+    given (to count what a process holds, as tests do)."""
+    _CONTEXTS.wait_idle()
 
 
 @contextmanager
