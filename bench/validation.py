@@ -3,6 +3,7 @@
     .venv/bin/python bench/validation.py                 # 100 of each corpus, both int semantics
     .venv/bin/python bench/validation.py --count 30      # a quicker look
     .venv/bin/python bench/validation.py --semantics no_overflow --count 300
+    .venv/bin/python bench/validation.py --corpus caviar --count 60   # one corpus
 
 `optimize` validates its result against the input before returning it (docs/DESIGN.md,
 "Translation validation"). This script measures what that adds, per bundled corpus (the generated
@@ -13,7 +14,10 @@ the next (off then on, on then off), so that the shared machine's load and the e
 both alike; every engine is warmed off the clock first.
 
 Printed per corpus: the median time per expression off and on and their ratio (the target is at
-most 1.3x), the median of the per-expression ratios, the mean times, and how the results were
+most 1.3x), the median of the per-expression ratios, the mean times; the median CPU time of the
+calling thread and of the whole process (every thread: z3's contexts are made and deleted on a
+background thread, verify/quick_contexts.py), which a loaded machine changes less than wall time,
+and which tell what runs on the caller's path from what runs beside it; and how the results were
 validated: identical (nothing to check), proved by z3, tested by the evaluator (z3 undecided within
 its resource budget, or an f32 program), unknown, and how many results validation refuted and
 replaced (bugs of the rewrites, each listed). "proved share" is proved / (proved + tested +
@@ -46,23 +50,28 @@ def corpora(count: int) -> dict[str, list]:
     }
 
 
-def timed(program, semantics: str, validate: bool) -> tuple[float, object]:
-    start = time.perf_counter()
+def timed(program, semantics: str, validate: bool) -> tuple[tuple[float, float, float], object]:
+    """(wall, this thread's CPU, the process's CPU) seconds of one optimize, and its result."""
+    start = time.perf_counter(), time.thread_time(), time.process_time()
     result = optimize(program, int_semantics=semantics, validate=validate)
-    return time.perf_counter() - start, result
+    end = time.perf_counter(), time.thread_time(), time.process_time()
+    return (end[0] - start[0], end[1] - start[1], end[2] - start[2]), result
 
 
 def measure(name: str, programs: list, semantics: str) -> None:
     for p in programs[:3]:  # the engines this corpus needs, warm
         optimize(p, int_semantics=semantics, validate=False)
     off, on, ratios, statuses, replaced = [], [], [], {}, []
+    cpu: dict[str, list[float]] = {"thread off": [], "thread on": [], "process off": [], "process on": []}
     for k, p in enumerate(programs):
         order = (False, True) if k % 2 == 0 else (True, False)
         got = {flag: timed(p, semantics, flag) for flag in order}
-        (t_off, _), (t_on, result) = got[False], got[True]
+        ((t_off, thread_off, process_off), _), ((t_on, thread_on, process_on), result) = got[False], got[True]
         off.append(t_off)
         on.append(t_on)
         ratios.append(t_on / t_off)
+        for key, t in zip(cpu, (thread_off, thread_on, process_off, process_on), strict=True):
+            cpu[key].append(t)
         v = result.validation
         statuses[v.status] = statuses.get(v.status, 0) + 1
         if v.replaced:
@@ -77,6 +86,12 @@ def measure(name: str, programs: list, semantics: str) -> None:
         f"{name:8} {semantics:11} {len(programs):4}  median {m_off * 1000:7.1f} -> {m_on * 1000:7.1f} ms "
         f"= {m_on / m_off:.2f}x (per-expression median {statistics.median(ratios):.2f}x; mean "
         f"{statistics.mean(off) * 1000:.1f} -> {statistics.mean(on) * 1000:.1f} ms)"
+    )
+    m = {key: statistics.median(t) * 1000 for key, t in cpu.items()}
+    print(
+        f"{'':21}CPU: this thread {m['thread off']:.1f} -> {m['thread on']:.1f} ms = "
+        f"{m['thread on'] / m['thread off']:.2f}x; the process {m['process off']:.1f} -> "
+        f"{m['process on']:.1f} ms = {m['process on'] / m['process off']:.2f}x"
     )
     print(f"{'':21}validated: {counts}; proved share {share}; refuted and replaced {len(replaced)}")
     for k, p, v in replaced:
@@ -96,18 +111,21 @@ def main() -> None:
         default="both",
         help="int semantics (default both)",
     )
+    ap.add_argument(
+        "--corpus", choices=("all", *CORPORA), default="all", help="the corpus to measure (default all)"
+    )
     ap.add_argument(results.FLAG, action="store_true", help=results.FLAG_HELP)
     args = ap.parse_args()
     partial = (
         None
-        if (args.count, args.semantics) == (100, "both")
-        else f"{args.count} per corpus, {args.semantics}"
+        if (args.count, args.semantics, args.corpus) == (100, "both", "all")
+        else f"{args.count} per corpus, {args.semantics}, {args.corpus}"
     )
     with results.recorded("validation", args.write_results, partial):
         programs = corpora(args.count)
         print("optimize with validation on against off, interleaved (default rules and settings, DAG size)")
         for semantics in ("no_overflow", "wrap") if args.semantics == "both" else (args.semantics,):
-            for name in CORPORA:
+            for name in CORPORA if args.corpus == "all" else (args.corpus,):
                 measure(name, programs[name], semantics)
 
 

@@ -13,7 +13,8 @@
     validate_candidates(source, [(label, program)], int_semantics) -> (program, Validation)
 
 Modules: z3_encode (z3 terms: a domain of the one walk, eqsat_uopc.semantics.interpret, whose
-concrete domain is eqsat_uopc.semantics.evaluation); proof, equivalence, rules, saturation_rules
+concrete domain is eqsat_uopc.semantics.evaluation); quick_contexts (the quick try's z3 contexts,
+made ahead on a background thread); proof, equivalence, rules, saturation_rules
 (and egg_float) on top; validation (a result against its source, what optimize runs) on proof and
 equivalence. Rule soundness lives here, all of it: rule_sampling (the greedy rules on
 random instances, the chapter's exercise 6), rules (the greedy rules proved), saturation_rules,

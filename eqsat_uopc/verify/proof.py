@@ -34,7 +34,8 @@ share of timeout_ms.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,7 @@ from eqsat_uopc.ir.uop import UOp, call_params, prod
 from eqsat_uopc.semantics.evaluation import Evaluation, evaluate, nest
 from eqsat_uopc.semantics.interpret import interpret
 from eqsat_uopc.semantics.values import same_value
+from eqsat_uopc.verify.quick_contexts import QUICK_TACTICS, quick_solver
 from eqsat_uopc.verify.smt_text import SmtScript, SmtTextDomain, and_text
 from eqsat_uopc.verify.z3_encode import ENCODINGS, own_z3_context
 
@@ -145,7 +147,7 @@ def prove_equivalent(
     timeout_ms bounds z3's wall time and rlimit (optional) its resource count, which, unlike a
     timeout, gives the same answer on every machine; either limit reached gives "unknown".
     encodings: the z3 encodings to try in turn ("bv", "int"; see the module docstring).
-    quick_first: ask a quick solver first (_QUICK_TACTICS: z3's SMT core after simplify,
+    quick_first: ask a quick solver first (QUICK_TACTICS: z3's SMT core after simplify,
     propagate-values and solve-eqs), within a quarter of the rlimit and with no timer (its rlimit
     bounds it; timeout_ms bounds the default solver), and z3's default solver only where that does
     not decide. The default solver's tactics cost 20-40 ms to set up in a fresh context; the quick
@@ -173,25 +175,62 @@ def prove_equivalent(
     reasons = []
     for encoding, budget in plan:
         script, not_goal, defined = _question(a, b, int_semantics, encoding, refinement)
-        reason = ""
+        answer: Proof | str = ""
         for quick in (True, False) if quick_first else (False,):
-            # each solver in a context of its own: the terms the quick try's tactics made would
-            # steer the default solver's search (a capture pair it proves alone in 489,000 units
-            # ran past 1,000,000 after them)
-            with own_z3_context():
-                solver = _solver(script, budget, _quarter(rlimit) if quick else rlimit, quick, (not_goal,))
-                result = solver.check()
-                if result == z3.unsat:
-                    if _defined_somewhere(a, b, int_semantics, refinement):  # the goal compared something
-                        return Proof("proved", int_semantics, encoding=encoding)
-                    return _proved(script, defined, (budget, rlimit), encoding, refinement, quick_first)
-                if result == z3.sat:
-                    return _refutation(
-                        a, b, int_semantics, refinement, names, script, solver.model(), encoding
-                    )
-                reason = solver.reason_unknown()
-        reasons.append(reason or "z3 gave up")
+            with _fresh_solver(quick, budget, rlimit) as solver:
+                answer = _decide(
+                    solver,
+                    (a, b, int_semantics, refinement, names),
+                    script,
+                    encoding,
+                    (not_goal, defined),
+                    (budget, rlimit),
+                    quick_first,
+                )
+            if isinstance(answer, Proof):
+                return answer
+        reasons.append(answer or "z3 gave up")
     return Proof("unknown", int_semantics, reason="; ".join(dict.fromkeys(reasons)))
+
+
+@contextmanager
+def _fresh_solver(quick: bool, timeout_ms: int, rlimit: int | None) -> Iterator[z3.Solver]:
+    """A solver in a z3 context of its own, current for the block: the quick solver, made ahead of
+    time (quick_contexts.py), within a quarter of the rlimit; else z3's default solver within both
+    limits. Each in a context of its own: the terms the quick try's tactics made would steer the
+    default solver's search (a capture pair it proves alone in 489,000 units ran past 1,000,000
+    after them)."""
+    if quick:
+        with quick_solver(_quarter(rlimit)) as solver:
+            yield solver
+    else:
+        with own_z3_context():
+            yield _limited(z3.Solver(), timeout_ms, rlimit)
+
+
+def _decide(
+    solver: z3.Solver,
+    pair: tuple[UOp, UOp, str, bool, Mapping[int, str] | None],
+    script: SmtScript,
+    encoding: str,
+    terms: tuple[str, str],
+    budget: tuple[int, int | None],
+    quick_first: bool,
+) -> Proof | str:
+    """solver's answer to the script's question (pair: prove_equivalent's a, b, int_semantics,
+    refinement, names; terms: the goal's negation, and where the goal compares anything): a Proof
+    when it decides, else z3's reason for giving up. No z3 object of the solver's context outlives
+    the call (the quick try's context is then deleted on quick_contexts.py's thread)."""
+    a, b, int_semantics, refinement, names = pair
+    not_goal, defined = terms
+    result = script.solver(solver, not_goal).check()
+    if result == z3.unsat:
+        if _defined_somewhere(a, b, int_semantics, refinement):  # the goal compared something
+            return Proof("proved", int_semantics, encoding=encoding)
+        return _proved(script, defined, budget, encoding, refinement, quick_first)
+    if result == z3.sat:
+        return _refutation(a, b, int_semantics, refinement, names, script, solver.model(), encoding)
+    return solver.reason_unknown()
 
 
 def _question(
@@ -214,13 +253,24 @@ def _question(
     return text.script(), f"(not {goal})", defined
 
 
-# The quick solver (quick_first): z3's SMT core behind three cheap tactics, which substitute what
-# the encoding defines by equations (a division's quotient and remainder, a wrapped product) and fold
-# what is constant before the search. On 60-program samples of the bundled corpora it decided within
-# its quarter of the rlimit what z3's plain SMT core (SimpleSolver) decided there, and more (Caviar
-# no_overflow 55 of 55 against 54, index no_overflow 55 of 56 against 52): fewer questions go on to
-# the default solver (bench/README.md, "validation.py").
-_QUICK_TACTICS = ("simplify", "propagate-values", "solve-eqs", "smt")
+# The quick solver (quick_first, quick_contexts.QUICK_TACTICS): z3's SMT core behind three cheap
+# tactics, which substitute what the encoding defines by equations (a division's quotient and
+# remainder, a wrapped product) and fold what is constant before the search. On 60-program samples of
+# the bundled corpora it decided within its quarter of the rlimit what z3's plain SMT core
+# (SimpleSolver) decided there, and more (Caviar no_overflow 55 of 55 against 54, index no_overflow
+# 55 of 56 against 52): fewer questions go on to the default solver (bench/README.md, "validation.py").
+
+
+def _limited(solver: z3.Solver, timeout_ms: int | None, rlimit: int | None) -> z3.Solver:
+    """solver within the limits (None: none). A timeout is a timer thread of z3's that each check
+    wakes and waits for: at load 8 on this 2-core machine that cost 1.7-4.3 ms a check, more than a
+    Caviar check takes; the quick solver has none (its rlimit bounds it), the default solver, where
+    the long runs are, keeps it as the safety net behind the rlimit."""
+    if timeout_ms is not None:
+        solver.set("timeout", int(timeout_ms))
+    if rlimit is not None:
+        solver.set("rlimit", int(rlimit))
+    return solver
 
 
 def _solver(
@@ -230,18 +280,13 @@ def _solver(
     quick: bool = False,
     terms: tuple[str, ...] = (),
 ) -> z3.Solver:
-    """A solver holding the script's hypotheses and `terms`, within the limits. One per question:
-    a solver asked twice, or pushed, becomes z3's incremental solver, slower on bit-vectors.
-
-    quick: the quick solver (_QUICK_TACTICS), bounded by its rlimit alone. A timeout is a timer
-    thread of z3's that each check wakes and waits for: at load 8 on this 2-core machine that cost
-    1.7-4.3 ms a check, more than a Caviar check takes; the default solver, where the long runs
-    are, keeps it as the safety net behind the rlimit."""
-    solver = z3.Then(*_QUICK_TACTICS).solver() if quick else z3.Solver()
-    if not quick:
-        solver.set("timeout", int(timeout_ms))
-    if rlimit is not None:
-        solver.set("rlimit", int(rlimit))
+    """A solver of the current context holding the script's hypotheses and `terms`, within the
+    limits (quick: the quick solver, bounded by its rlimit alone). One per question: a solver asked
+    twice, or pushed, becomes z3's incremental solver, slower on bit-vectors."""
+    if quick:
+        solver = _limited(z3.Then(*QUICK_TACTICS).solver(), None, rlimit)
+    else:
+        solver = _limited(z3.Solver(), timeout_ms, rlimit)
     return script.solver(solver, *terms)
 
 
