@@ -28,7 +28,10 @@ MiB come from the heap, not from their own mappings (M_MMAP_THRESHOLD), and the 
 back only beyond 64 MiB (M_TRIM_THRESHOLD);
 the jemalloc the tool preloads runs with `MALLOC_CONF=dirty_decay_ms:-1` (freed pages are reused,
 never returned while the process runs; a process's memory stays at its peak, which it reached
-anyway), unless MALLOC_CONF is set already.
+anyway), unless MALLOC_CONF is set already. The quick try of a validation takes its context ready
+made: a background thread makes the next one and frees used ones (verify/quick_contexts.py), off
+the caller's path. Under glibc that thread allocates from a malloc arena of its own, which reserves
+up to 64 MiB more address space: a sweep worker's memory limit (RLIMIT_AS) counts it.
 """
 
 from __future__ import annotations
