@@ -12,6 +12,7 @@ from eqsat_uopc.linear import (
     assume,
     fold_bool,
     fold_compare,
+    fold_conjunction,
     fold_divmod,
     fold_sum,
     fold_where,
@@ -585,3 +586,56 @@ def test_no_overflow_takes_every_value_as_exact_and_still_checks_what_it_writes(
     assert simplify_algebra((y * 2) // -2 < 0, "no_overflow") is (UOp.const(0) < y)
     assert simplify_algebra((x * 5) // 15, "wrap") is (x * 5) // 15
     assert simplify_algebra((x * 5) // 15, "no_overflow") is x // 3
+
+
+# -- two comparisons at an end of their ranges, packed into one
+
+
+def test_two_comparisons_at_an_end_of_their_ranges_are_one_comparison():
+    # conv_transpose2d's parity masks: each parity test is its remainder at an end of [0, 1]
+    p0, p1, p2 = P(0, 0, 10), P(1, 0, 2), P(2, 0, 2)
+    a, b, zero = (p1 + p2) % 2, p0 % 2, UOp.const(0)
+    assert fold_conjunction((zero < a).where(zero < b, False)) is (UOp.const(1) < a + b)  # both odd
+    assert fold_conjunction((zero < a).where(b < 1, False)) is (b < a)  # a odd, b even
+    assert fold_conjunction((a < 1).where(b < 1, False)) is (a + b < 1)  # both even
+    assert fold_conjunction((a < 1).where(True, b < 1)) is (a + b < 2)  # either even
+    # tinygrad's spelling of a parity, (y + 1) % 2 < 1, is the complement of y's
+    assert fold_compare((p0 + 1) % 2 < 1) is (zero < b)
+    assert fold_conjunction(((p1 + p2 + 1) % 2 < 1).where(b < 1, False)) is (b < a)
+    # not at an end: 1 < p0 is p0 >= 2, not p0 at its greatest value
+    assert fold_conjunction((UOp.const(1) < p0).where(p0 < 9, False)) is None
+    assert fold_conjunction((p0 < 1).ne(True).where(p1 < 1, False)) is None  # !(p0 < 1): -p0 in [-10, 0]
+
+
+def test_a_remainder_pinned_from_the_right_shares_divisions():
+    p0 = P(0, 0, 10)
+    odd = UOp.const(0) < p0 % 2  # the complemented parity's spelling of an odd p0
+    assert assume((p0 + 1) // 2, odd, True) is p0 // 2 + 1
+    assert assume((p0 + 1) // 2, odd, False) is p0 // 2
+
+
+@pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
+def test_packed_comparisons_are_proved_at_the_int32_edges(sem):
+    """c1 && c2 and c1 || c2 and their packing proved equal by z3, the comparisons over inputs at
+    and near the int32 edges, unbounded ones, parities of odd offsets and negated comparisons."""
+    rng = random.Random(11)
+    proved = 0
+    for i in range(160):
+        lo = rng.choice((0, -1, *_EDGES))
+        x = P(0, max(lo, I32_MIN), min(lo + rng.choice((1, 2, 40)), I32_MAX)) if i % 5 else P(0)
+        y = P(1, rng.choice((0, I32_MAX - 1, I32_MIN)), rng.choice((I32_MAX,)))
+        t1 = (x + rng.choice((1, 3, I32_MAX))) % 2 if i % 3 == 0 else x
+        t2 = (y + rng.choice((0, 1, -(2**30)))) % 2 if i % 2 else y
+        lo1, hi1 = (0, 1) if i % 3 == 0 else (x.arg.bounds or (I32_MIN, I32_MAX))
+        at_least = UOp.const(max(hi1 - 1, I32_MIN)) < t1
+        c1 = rng.choice((t1 < min(lo1 + 1, I32_MAX), at_least, (t1 < hi1).ne(True), t1 < 7))
+        c2 = rng.choice((t2 < 1, UOp.const(0) < t2, (t2 < I32_MAX).ne(True), t2 < I32_MAX))
+        e = c1.where(c2, False) if i % 4 else c1.where(True, c2)
+        r = fold_conjunction(e, sem == "no_overflow")
+        if r is None:
+            continue
+        v = check_equivalent(e, r, int_semantics=sem, samples=40, backends=("interpreter",), seed=i)
+        # vacuous: the input overflows at every input (an odd offset of 2**31 - 1 under no_overflow)
+        assert v.status in ("proved", "vacuous"), (sem, e, r, v.counterexample)
+        proved += v.status == "proved"
+    assert proved == {"wrap": 19, "no_overflow": 17}[sem]

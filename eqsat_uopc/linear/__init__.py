@@ -4,7 +4,7 @@ form.py (the linear form of an i32 term, the analysis), divmod.py, compare.py, s
 conditions.py (the folds), rules.py (the folds as greedy rules, `simplify_algebra`).
 """
 
-from eqsat_uopc.linear.compare import fold_compare, shared_zero_tests, zero_test
+from eqsat_uopc.linear.compare import fold_compare, fold_conjunction, shared_zero_tests, zero_test
 from eqsat_uopc.linear.conditions import assume, fold_bool, fold_where
 from eqsat_uopc.linear.divmod import fold_divmod
 from eqsat_uopc.linear.form import LinearForm, Product
@@ -18,6 +18,7 @@ __all__ = [
     "assume",
     "fold_bool",
     "fold_compare",
+    "fold_conjunction",
     "fold_divmod",
     "fold_sum",
     "fold_where",
