@@ -639,3 +639,37 @@ def test_packed_comparisons_are_proved_at_the_int32_edges(sem):
         assert v.status in ("proved", "vacuous"), (sem, e, r, v.counterexample)
         proved += v.status == "proved"
     assert proved == {"wrap": 19, "no_overflow": 17}[sem]
+
+
+def test_a_remainder_beside_its_quotient_goes_through_the_quotient():
+    # reshape_permute_chain's flip: 63*((x + 3) % 5) + (x + 3) // 5 keeps only the quotient
+    x, s = P(0, 0, 36), P(1, 0, 4)
+    u = x + 3
+    out = fold_sum(s * -9 + u // 5 + (u % 5) * 63 + 45)
+    assert out is s * -9 + x * 63 + (u // 5) * -314 + 234
+    y = P(2)  # unbounded: under wrap a ring identity; under no_overflow y*3 may overflow, no fold
+    assert fold_sum((y % 7) * 3 + (y // 7) * 5) is y * 3 + (y // 7) * -16
+    assert fold_sum((y % 7) * 3 + (y // 7) * 5, exact=True) is None
+    assert fold_sum((y % 7) * 3 + (y // 6) * 5) is None  # another divisor
+
+
+@pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
+def test_remainders_through_quotients_are_proved_at_the_int32_edges(sem):
+    rng = random.Random(5)
+    proved = 0
+    for i in range(80):
+        lo = rng.choice((0, -7, *_EDGES))
+        x = P(0, max(lo, I32_MIN), min(lo + rng.choice((6, 1000, 2**31)), I32_MAX)) if i % 3 else P(0)
+        c = rng.choice((2, 5, 16, 2**30, I32_MAX))
+        b = x + rng.choice((0, 3, I32_MAX, -(2**30)))
+        t = c * rng.choice((0, 1, -1))
+        num = b - t if -(2**31) <= t <= I32_MAX and t else b
+        m, k = rng.choice((1, 3, -2, 2**16)), rng.choice((1, -5, 2**30, I32_MIN))
+        e = (b % c) * m + (num // c) * k + P(1, 0, 9)
+        r = fold_sum(e, sem == "no_overflow")
+        if r is None:
+            continue
+        v = check_equivalent(e, r, int_semantics=sem, samples=40, backends=("interpreter",), seed=i)
+        assert v.status in ("proved", "vacuous"), (sem, e, r, v.counterexample)
+        proved += v.status == "proved"
+    assert proved == {"wrap": 29, "no_overflow": 5}[sem]

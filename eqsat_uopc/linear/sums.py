@@ -6,6 +6,8 @@
   b's own numerator further (`(x // 4) % 2` and `x // 8`, since `x // 8 = (x // 4) // 2`):
   `l + (g // 8)*24 + (g % 8)*3` is `l + g*3`.
 - Partly: `m*(b % c) + (m*c)*((b // c) % e)` is `m*(b % (c*e))` (e > 0).
+- A remainder beside its quotient with any other coefficient k: `m*(b % c) + k*(b // c)` is
+  `m*b + (k - m*c)*(b // c)` (b % c is b - c*(b // c)): the remainder goes, the quotient stays.
 - A multiple of another sum: among a set of terms (one kernel's index expressions), a sum T whose
   form is c times the form of another sum M, plus the rest R, is `M*c + R` (`g*33 + (l + r)*11`
   is `(g*3 + l + r)*11` where a mask computes `g*3 + l + r`): `shared_multiples` pairs them, and
@@ -101,6 +103,30 @@ def _recombine_once(lf: LinearForm, exact: bool) -> LinearForm | None:
             joined = _partial(lbase, q, div, m, exact)
             if joined is not None:
                 return rest + joined
+    return _remainder_through_quotient(lf, exact)
+
+
+def _remainder_through_quotient(lf: LinearForm, exact: bool) -> LinearForm | None:
+    """m*(b % c) + k*q with q = (b - t) // c (t a multiple of c) and k any coefficient (k = m*c is
+    `_full`'s) as m*b - m*t + (k - m*c)*q: b % c is b - c*(b // c) and (b - t) // c = b // c - t/c,
+    so the remainder goes and the quotient stays (`63*((x + 3) % 5) + (x + 3) // 5` is
+    `63*x + 189 - 314*((x + 3) // 5)`)."""
+    for mod_atom, m in lf.terms:
+        div = _const_divisor(mod_atom, Ops.FLOORMOD)
+        if div is None:
+            continue
+        base = mod_atom.src[0]
+        lbase = LinearForm.of(base)
+        if lbase is None:
+            continue
+        for q, k in lf.terms:
+            if q is mod_atom or _const_divisor(q, Ops.FLOORDIV) != div:
+                continue
+            t = _offset(lbase, LinearForm.of(q.src[0]), exact)
+            if t is None or t % div:
+                continue
+            rest = lf - LinearForm.atom(mod_atom, m) - LinearForm.atom(q, k)
+            return rest + lbase.scaled(m).plus(-m * t) + LinearForm.atom(q, k - m * div)
     return None
 
 

@@ -75,6 +75,34 @@ def _draw_full(rng: random.Random) -> dict[str, int] | None:
     return {"c": c, "m": m, "w": w, "f": f}
 
 
+def _remainder_through_quotient(q: Question) -> Claim:
+    # m*(base % c) + k*((base - t) // c) + r -> m*base - m*t + (k - m*c)*((base - t) // c) + r
+    a, r = q.atom("a"), q.atom("r")
+    f, c, m, w, k = q.param("f"), q.param("c"), q.param("m"), q.param("w"), q.param("k")
+    kb = q.constant("kb")
+    base = Form(((f, a),), kb)
+    t = c * w
+    numerator = base.plus(-t)
+    if t != 0 and q.wrap:
+        q.guard(q.fits(base), q.fits(numerator))  # _offset: both exact unless one term
+    rem = q.bounded("rem", q.mod(q.read(base), c))
+    quo = q.bounded("quo", q.div(q.read(numerator), c))
+    kr = q.constant("kr")
+    lx = Form(((m, rem), (k, quo), (1, r)), kr)
+    out = Form(((m * f, a), (k - m * c, quo), (1, r)), m * kb - m * t + kr)
+    return q.read(lx), _writes(q, out)
+
+
+def _draw_through_quotient(rng: random.Random) -> dict[str, int] | None:
+    out = _draw_full(rng)
+    if out is None:
+        return None
+    k = rng.choice((1, -1, 2, 5, -314, 2**16, 2**30, I32_MAX, I32_MIN))
+    if not I32_MIN <= k - out["m"] * out["c"] <= I32_MAX:
+        return None
+    return out | {"k": k}
+
+
 def _recombine_partial(q: Question) -> Claim:
     # m*(base % div) + (m*div)*(((base - t) // div) % e) -> m*((base - t) % (div*e))
     a = q.atom("a")
@@ -149,6 +177,14 @@ SUM_SCHEMAS: tuple[Schema, ...] = (
         "b and b - t fit int32 (wrap) unless they are one term; the written sum as like-terms",
         _recombine_full,
         _draw_full,
+    ),
+    Schema(
+        SUM,
+        f"{SUM}/remainder-through-quotient",
+        "m*(b % c) + k*((b - t) // c) -> m*b - m*t + (k - m*c)*((b - t) // c)   t a multiple of c",
+        "b and b - t fit int32 (wrap) unless they are one term; the written sum as like-terms",
+        _remainder_through_quotient,
+        _draw_through_quotient,
     ),
     Schema(
         SUM,
