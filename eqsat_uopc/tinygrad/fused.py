@@ -12,6 +12,13 @@ fewest any association of those terms can take (each of the n - 1 additions fuse
 product). A sum's terms are read through the additions that only it uses; an addition another
 expression also uses is a term (it is computed once, shared, whatever this sum does).
 
+The same holds of a comparison: `0 < (y*3 + x)*10` makes tinygrad compute the product `(y*3 + x)*10`
+on its own, which the sum that reads it had fused, where `0 < y*3 + x` reads the multiplicand that is
+computed anyway; the cost model, pricing each node once, sees the two as one price. So
+`unscaled_comparisons` writes each comparison of a constant with a product by a constant c >= 2 as
+the index algebra's compare fold does (`fold_compare`: the gcd of the difference divided out), when
+that reads the multiplicand instead.
+
 Re-association changes no value under wrap (int32 addition is associative); under no_overflow a
 partial sum of the new order could overflow where the old one's did not, so a sum is re-spelled only
 when the interval analysis bounds every new partial sum within int32, and the simplifier proves
@@ -32,9 +39,10 @@ from collections.abc import Callable, Sequence
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.linear import fold_compare
 from eqsat_uopc.semantics.intervals import bounds
 
-__all__ = ["fused_sums"]
+__all__ = ["fused_sums", "unscaled_comparisons"]
 
 
 def fused_sums(programs: Sequence[UOp]) -> list[UOp]:
@@ -107,3 +115,22 @@ def _chain(terms: list[UOp]) -> UOp | None:
         if lo <= I32_MIN or hi >= I32_MAX:
             return None
     return acc
+
+
+def unscaled_comparisons(programs: Sequence[UOp]) -> list[UOp]:
+    """The programs with each comparison of a constant and a product `m*c` (c >= 2 a constant) written
+    by the compare fold when the result reads m itself (module docstring); the same UOp when none is."""
+    mapping: dict[UOp, UOp] = {}
+    for n in dict.fromkeys(n for p in programs for n in p.toposort()):
+        if n.op not in (Ops.CMPLT, Ops.CMPNE) or n.shape or n.src[0].dtype is not dtypes.i32:
+            continue
+        products = [s for s in n.src if s.op is Ops.MUL and s.src[1].op is Ops.CONST and s.src[1].arg >= 2]
+        if len(products) != 1 or not any(s.op is Ops.CONST for s in n.src):
+            continue
+        folded = fold_compare(n)
+        multiplicand = products[0].src[0]
+        if folded is not None and folded.op is n.op and multiplicand in folded.src:
+            mapping[n] = folded
+    if not mapping:
+        return list(programs)
+    return [p.substitute(mapping) for p in programs]

@@ -66,7 +66,7 @@ from eqsat_uopc.saturation import HOOKS, Additions, Hook, RunSetup, SaturationCo
 from eqsat_uopc.semantics.intervals import bounds
 from eqsat_uopc.tinygrad.bridge import tinygrad_ops
 from eqsat_uopc.tinygrad.cost import TINYGRAD_OPS
-from eqsat_uopc.tinygrad.fused import fused_sums
+from eqsat_uopc.tinygrad.fused import fused_sums, unscaled_comparisons
 from eqsat_uopc.tinygrad.kernel import KernelExpressions, kernel_expressions, lowered_int_ops
 from eqsat_uopc.verify import prove_equivalent
 
@@ -235,7 +235,7 @@ def _simplify(sink: Any, renderer: Any, settings: SimplifierSettings, report: Ke
         else _whole(programs, settings, report)
     )
     if _fuses_multiply_add(renderer):
-        chosen = fused_sums(chosen)
+        chosen = fused_sums(unscaled_comparisons(chosen))
     report.saturate_seconds = time.perf_counter() - t
     changed = [k for k, (p, q) in enumerate(zip(ke.programs, chosen, strict=True)) if p is not q]
     if not changed:
