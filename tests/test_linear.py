@@ -17,6 +17,7 @@ from eqsat_uopc.linear import (
     fold_sum,
     fold_where,
     shared_multiples,
+    shared_offsets,
     shared_zero_tests,
     simplify_algebra,
     zero_test,
@@ -673,3 +674,34 @@ def test_remainders_through_quotients_are_proved_at_the_int32_edges(sem):
         assert v.status in ("proved", "vacuous"), (sem, e, r, v.counterexample)
         proved += v.status == "proved"
     assert proved == {"wrap": 29, "no_overflow": 5}[sem]
+
+
+def test_sums_that_differ_in_their_constants_are_offsets_of_one():
+    x, y = P(0, 0, 9), P(1, 0, 9)
+    s = x * 11 + y * 99  # conv2d_asymmetric: L - 22 .. L - 12 read, L itself only inside them
+    assert shared_offsets([s + -22, s + -21, s + -12, x * 2]) == [
+        (s + -21, (s + -22) + 1),
+        (s + -12, (s + -22) + 10),
+    ]
+    assert shared_offsets([s + 3, x * 11 + y * 98 + 3]) == []  # other coefficients
+    big = P(2, 0, I32_MAX)
+    assert shared_offsets([big * 2 + 1, big * 2 + 3]) == []  # big*2 may wrap: not an exact sum
+    u = P(3)  # unbounded: u + 1 may wrap
+    assert shared_offsets([u + 1, u + 5]) == []
+
+
+@pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
+def test_offsets_of_one_sum_are_proved_at_the_int32_edges(sem):
+    rng = random.Random(3)
+    proved = 0
+    for i in range(40):
+        lo = rng.choice((0, -5, *_EDGES))
+        x = P(0, max(lo, I32_MIN), min(lo + rng.choice((3, 2**20)), I32_MAX))
+        y = P(1, rng.choice((0, -(2**30))), rng.choice((1, 2**30)))
+        s = x * rng.choice((1, -1, 3)) + y * rng.choice((1, 2, -2))
+        terms = [s + k for k in rng.sample((-(2**30), -22, -1, 0, 5, 2**30, I32_MAX), 3)]
+        for t, written in shared_offsets(terms):
+            v = check_equivalent(t, written, int_semantics=sem, samples=40, backends=("interpreter",), seed=i)
+            assert v.status in ("proved", "vacuous"), (sem, t, written, v.counterexample)
+            proved += v.status == "proved"
+    assert proved == {"wrap": 10, "no_overflow": 10}[sem]

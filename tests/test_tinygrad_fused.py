@@ -4,7 +4,7 @@ shared additions kept, and nothing re-spelled that cannot fuse more."""
 from eqsat_uopc import UOp, dtypes
 from eqsat_uopc.ir.dtype import I32_MAX
 from eqsat_uopc.saturation.explain.chain import infix
-from eqsat_uopc.tinygrad.fused import fused_sums, unscaled_comparisons
+from eqsat_uopc.tinygrad.fused import fused_sums, offset_sums, unscaled_comparisons
 from eqsat_uopc.verify import prove_equivalent
 
 
@@ -62,3 +62,21 @@ def test_a_multiple_that_may_wrap_is_left_as_it_is():
     assert unscaled_comparisons([program]) == [program]
     x = UOp.param(0)  # unbounded
     assert unscaled_comparisons([UOp.const(0) < x * 4]) == [UOp.const(0) < x * 4]
+
+
+def test_sums_that_differ_in_their_constants_are_written_as_offsets_of_one():
+    x, y = P(0), P(1)
+    s = x * 11 + y * 99  # read by the offsets only: fused into the least one, with its constant
+    programs = [s + -22, s + -21, s + -12, x * 2]
+    out = fused_sums(offset_sums(programs))
+    assert [infix(p) for p in out] == [
+        "(-22) + p0 * 11 + p1 * 99",
+        "(-22) + p0 * 11 + p1 * 99 + 1",
+        "(-22) + p0 * 11 + p1 * 99 + 10",
+        "p0 * 2",
+    ]
+    for p, q in zip(programs, out, strict=True):
+        for sem in ("wrap", "no_overflow"):
+            assert prove_equivalent(p, q, sem, refinement=True).status == "proved"
+    assert offset_sums([s + 1, s]) == [s + 1, s]  # s + 1 is s + 1 already
+    assert offset_sums([s + 3, x * 2]) == [s + 3, x * 2]  # nothing to share

@@ -16,6 +16,12 @@
   int32 on the way) and `M*c + R` may compute no value outside int32 (the interval analysis bounds
   M*c and the sum, and R is written by `LinearForm.write`).
 
+- Offsets of one sum: among a set of terms, sums whose forms differ only in their constants
+  (`L - 22`, `L - 21`, ..., `L - 12`, where nothing computes L itself) are each the one with the
+  least constant plus the difference (`(L - 22) + 1`): `shared_offsets` pairs them, and extraction
+  takes them where that leaves L read by one sum only, which a fused multiply-add then computes
+  with the constant as its addend.
+
 Combining like terms is ring arithmetic, exact under wraparound whatever the values; a recombination
 needs the exact values of the terms it compares (`b` and the quotient's numerator fit int32), as
 the floor of a wrapped value is not the floor of the exact one. Under no_overflow the rewritten sum
@@ -34,7 +40,7 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.linear.form import LinearForm, atom_bounds, exact_sum, fits_i32, is_index
 
-__all__ = ["fold_sum", "shared_multiples"]
+__all__ = ["fold_sum", "shared_multiples", "shared_offsets"]
 
 
 def fold_sum(u: UOp, exact: bool = False) -> UOp | None:
@@ -216,3 +222,24 @@ def _multiple_plus_rest(m: UOp, c: int, rest: LinearForm) -> UOp | None:
         if lo <= I32_MIN or hi >= I32_MAX:
             return None
     return out
+
+
+def shared_offsets(terms: Iterable[UOp]) -> list[tuple[UOp, UOp]]:
+    """Pairs (a sum T among `terms`, `B + (T.const - B.const)`) for each sum B among them with the
+    same terms and coefficients as T and the least constant of all such sums (module docstring).
+    Sound under either int semantics: T's and B's values are their forms' (`exact_sum`), so T is B
+    plus the difference of their constants exactly, an int32 since T's value is one. In the order
+    of `terms`."""
+    groups: dict[LinearForm, list[tuple[UOp, int]]] = {}
+    for u in dict.fromkeys(terms):
+        if (f := exact_sum(u)) is not None and f.terms:
+            groups.setdefault(f.without_const(), []).append((u, f.const))
+    pairs: list[tuple[UOp, UOp]] = []
+    for members in groups.values():
+        if len({c for _, c in members}) < 2:
+            continue
+        base, least = min(members, key=lambda m: m[1])
+        for t, c in members:
+            if c != least and fits_i32(c - least, c - least):
+                pairs.append((t, base + (c - least)))
+    return pairs

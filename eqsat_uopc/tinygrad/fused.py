@@ -19,6 +19,12 @@ computed anyway; the cost model, pricing each node once, sees the two as one pri
 the index algebra's compare fold does (`fold_compare`: the gcd of the difference divided out), when
 that reads the multiplicand instead.
 
+Sums that differ only in their constants (`L - 22`, ..., `L - 12`, nothing computing L itself) cost
+an addition each and one more for L, which its products cannot fuse into once it is shared: written
+as offsets of the one with the least constant (`(L - 22) + 1`, `linear.shared_offsets`), L is read by
+that one sum only and fuses with its constant. Whether that pays depends on the rest of the kernel,
+so `offset_sums` is one spelling the simplifier counts against the other.
+
 Re-association changes no value under wrap (int32 addition is associative); under no_overflow a
 partial sum of the new order could overflow where the old one's did not, so a sum is re-spelled only
 when the interval analysis bounds every new partial sum within int32, and the simplifier proves
@@ -39,10 +45,10 @@ from collections.abc import Callable, Sequence
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.linear import fold_compare
+from eqsat_uopc.linear import fold_compare, shared_offsets
 from eqsat_uopc.semantics.intervals import bounds
 
-__all__ = ["fused_sums", "unscaled_comparisons"]
+__all__ = ["fused_sums", "offset_sums", "unscaled_comparisons"]
 
 
 def fused_sums(programs: Sequence[UOp]) -> list[UOp]:
@@ -131,6 +137,18 @@ def unscaled_comparisons(programs: Sequence[UOp]) -> list[UOp]:
         multiplicand = products[0].src[0]
         if folded is not None and folded.op is n.op and multiplicand in folded.src:
             mapping[n] = folded
+    if not mapping:
+        return list(programs)
+    return [p.substitute(mapping) for p in programs]
+
+
+def offset_sums(programs: Sequence[UOp]) -> list[UOp]:
+    """The programs with every sum that another sum of theirs differs from only in its constant
+    written as the one with the least constant plus the difference (linear.shared_offsets; module
+    docstring); the same UOps when there is none."""
+    nodes = dict.fromkeys(n for p in programs for n in p.toposort())
+    # a sum inside the base (L itself, under L - 22) stays: the base is written over it
+    mapping = {t: b for t, b in shared_offsets(nodes) if t not in b.src[0].toposort()}
     if not mapping:
         return list(programs)
     return [p.substitute(mapping) for p in programs]

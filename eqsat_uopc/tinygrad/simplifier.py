@@ -66,7 +66,7 @@ from eqsat_uopc.saturation import HOOKS, Additions, Hook, RunSetup, SaturationCo
 from eqsat_uopc.semantics.intervals import bounds
 from eqsat_uopc.tinygrad.bridge import tinygrad_ops
 from eqsat_uopc.tinygrad.cost import TINYGRAD_OPS
-from eqsat_uopc.tinygrad.fused import fused_sums, unscaled_comparisons
+from eqsat_uopc.tinygrad.fused import fused_sums, offset_sums, unscaled_comparisons
 from eqsat_uopc.tinygrad.kernel import KernelExpressions, kernel_expressions, lowered_int_ops
 from eqsat_uopc.verify import prove_equivalent
 
@@ -235,7 +235,7 @@ def _simplify(sink: Any, renderer: Any, settings: SimplifierSettings, report: Ke
         else _whole(programs, settings, report)
     )
     if _fuses_multiply_add(renderer):
-        chosen = fused_sums(unscaled_comparisons(chosen))
+        chosen = _spelled_for_multiply_add(ke, chosen, renderer)
     report.saturate_seconds = time.perf_counter() - t
     changed = [k for k, (p, q) in enumerate(zip(ke.programs, chosen, strict=True)) if p is not q]
     if not changed:
@@ -264,6 +264,26 @@ def _simplify(sink: Any, renderer: Any, settings: SimplifierSettings, report: Ke
     report.ops, report.changed, report.replaced, report.outcome = ops, len(proved), True, "smaller"
     masked = [k for k in proved if ke.programs[k] is not programs[k]]  # equal under their gates only
     return ke.substitute(sink, replacements, masked)
+
+
+def _spelled_for_multiply_add(ke: KernelExpressions, chosen: list[UOp], renderer: Any) -> list[UOp]:
+    """The chosen expressions spelled for a fused multiply-add (fused.py): comparisons of multiples
+    reading the multiplicand, sums re-associated; and, when tinygrad counts fewer ops for it, sums
+    that differ only in their constants written as offsets of one (fused.offset_sums)."""
+    plain = fused_sums(unscaled_comparisons(chosen))
+    offsets = offset_sums(chosen)
+    if offsets == chosen:
+        return plain
+    spelled = fused_sums(unscaled_comparisons(offsets))
+
+    def ops(programs: list[UOp]) -> int:
+        changed = [k for k, (p, q) in enumerate(zip(ke.programs, programs, strict=True)) if p is not q]
+        nodes = list(ke.roots)
+        for k, node in zip(changed, ke.rebuild([programs[k] for k in changed]), strict=True):
+            nodes[k] = node
+        return lowered_int_ops(nodes, renderer)
+
+    return spelled if ops(spelled) < ops(plain) else plain
 
 
 def _fuses_multiply_add(renderer: Any) -> bool:

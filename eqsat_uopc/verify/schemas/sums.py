@@ -161,6 +161,24 @@ def _draw_multiple(rng: random.Random) -> dict[str, int] | None:
     return out
 
 
+def _shared_offset(q: Question) -> Claim:
+    # T = p*a + r*b + kT, B = p*a + r*b + kB another term of the kernel -> B + (kT - kB); T and B
+    # compute their forms exactly (exact_sum: their forms fit int32), the difference an int32
+    a, b = q.atom("a"), q.atom("b")
+    p, r = q.param("p"), q.param("r")
+    t = Form(((p, a), (r, b)), q.constant("kT"))
+    base = Form(((p, a), (r, b)), q.constant("kB"))
+    q.guard(q.fits(t), q.fits(base), q.in_int32(t.const - base.const))
+    return q.read(t), q.add(q.read(base), q.constant_value(t.const - base.const))
+
+
+def _draw_offset(rng: random.Random) -> dict[str, int]:
+    def coefficient() -> int:
+        return rng.choice((1, -1, 2, 11, 99, 2**16, 2**30, 2**31 - 1, -(2**31)))
+
+    return {"p": coefficient(), "r": rng.choice((0, coefficient()))}
+
+
 SUM_SCHEMAS: tuple[Schema, ...] = (
     Schema(
         SUM,
@@ -201,5 +219,13 @@ SUM_SCHEMAS: tuple[Schema, ...] = (
         "T and M fit int32; M*c and T bounded within int32; R writable (a constant R an int32)",
         _shared_multiple,
         _draw_multiple,
+    ),
+    Schema(
+        SUM,
+        f"{SUM}/shared-offset",
+        "p*a + r*b + kT -> B + (kT - kB)   B = p*a + r*b + kB another term (shared_offsets)",
+        "T and B fit int32; kT - kB an int32",
+        _shared_offset,
+        _draw_offset,
     ),
 )
