@@ -18,6 +18,7 @@ from eqsat_uopc.linear import (
     fold_where,
     shared_multiples,
     shared_offsets,
+    shared_subforms,
     shared_zero_tests,
     simplify_algebra,
     zero_test,
@@ -705,3 +706,34 @@ def test_offsets_of_one_sum_are_proved_at_the_int32_edges(sem):
             assert v.status in ("proved", "vacuous"), (sem, t, written, v.counterexample)
             proved += v.status == "proved"
     assert proved == {"wrap": 10, "no_overflow": 10}[sem]
+
+
+def test_two_sums_share_their_common_part():
+    # max_pool_dilation: 15*b + 5*c and 66*b + 22*c are 5 and 22 times F = 3*b + c
+    a, b, c, d = P(0, 0, 4), P(1, 0, 1), P(2, 0, 2), P(3, 0, 1)
+    t, u = a + b * 15 + c * 5 + d * 30, b * 66 + c * 22 + a * 2 + d * 143
+    f = b * 3 + c
+    assert dict(shared_subforms([t, u])) == {t: f * 5 + (a + d * 30), u: f * 22 + (a * 2 + d * 143)}
+    assert shared_subforms([a + b * 2, b * 2 + c * 3]) == []  # one atom in common: no part
+    assert shared_subforms([a + b * 2 + c, a * 3 + b + c]) == []  # no proportional pair of atoms
+    big = P(4, 0, 2**30)  # a sum that may leave int32 (big*4) is not read
+    assert shared_subforms([big + c + a, big * 4 + c * 4 + d]) == []
+
+
+@pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
+def test_common_parts_are_proved_at_the_int32_edges(sem):
+    rng = random.Random(9)
+    proved = 0
+    for i in range(60):
+        lo = rng.choice((0, -3, 2**20, -(2**20), *_EDGES))
+        x = P(0, max(lo, I32_MIN), min(lo + rng.choice((3, 2**20)), I32_MAX))
+        y, z, w = P(1, 0, rng.choice((2, 2**20))), P(2, -5, 5), P(3) if i % 4 == 0 else P(3, 0, 7)
+        fx, fy = rng.choice((1, 3, -2)), rng.choice((1, 2, 7))
+        c, d = rng.choice((1, 5, -3, 64)), rng.choice((2, 22, -1))
+        t = x * (c * fx) + y * (c * fy) + z * rng.choice((1, 7)) + rng.choice((0, 9, 2**30))
+        u = x * (d * fx) + y * (d * fy) + w * 2
+        for a, written in shared_subforms([t, u]):
+            v = check_equivalent(a, written, int_semantics=sem, samples=40, backends=("interpreter",), seed=i)
+            assert v.status in ("proved", "vacuous"), (sem, a, written, v.counterexample)
+            proved += v.status == "proved"
+    assert proved == {"wrap": 55, "no_overflow": 55}[sem]

@@ -9,7 +9,7 @@ from eqsat_uopc.linear.conditions import assume, fold_bool, fold_where
 from eqsat_uopc.linear.divmod import fold_divmod
 from eqsat_uopc.linear.form import LinearForm, Product
 from eqsat_uopc.linear.rules import ALGEBRA, simplify_algebra
-from eqsat_uopc.linear.sums import fold_sum, shared_multiples, shared_offsets
+from eqsat_uopc.linear.sums import fold_sum, shared_multiples, shared_offsets, shared_subforms
 
 __all__ = [
     "ALGEBRA",
@@ -24,6 +24,7 @@ __all__ = [
     "fold_where",
     "shared_multiples",
     "shared_offsets",
+    "shared_subforms",
     "shared_zero_tests",
     "simplify_algebra",
     "zero_test",

@@ -16,6 +16,10 @@
   int32 on the way) and `M*c + R` may compute no value outside int32 (the interval analysis bounds
   M*c and the sum, and R is written by `LinearForm.write`).
 
+- A common part of two sums: two sums of a set whose coefficients on some atoms (two or more) are
+  multiples of one sum F of those atoms, `15*b + 5*c + ...` and `66*b + 22*c + ...` of `F = 3*b + c`,
+  are `F*5 + ...` and `F*22 + ...`: `shared_subforms` pairs each with its spelling over F, which
+  extraction, with DAG cost, takes where computing F once pays (max_pool_dilation's two indices).
 - Offsets of one sum: among a set of terms, sums whose forms differ only in their constants
   (`L - 22`, `L - 21`, ..., `L - 12`, where nothing computes L itself) are each the one with the
   least constant plus the difference (`(L - 22) + 1`): `shared_offsets` pairs them, and extraction
@@ -33,6 +37,7 @@ recombined or it is smaller. Each fold is proved as a schema in int32 arithmetic
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
@@ -40,7 +45,7 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.linear.form import LinearForm, atom_bounds, exact_sum, fits_i32, is_index
 
-__all__ = ["fold_sum", "shared_multiples", "shared_offsets"]
+__all__ = ["fold_sum", "shared_multiples", "shared_offsets", "shared_subforms"]
 
 
 def fold_sum(u: UOp, exact: bool = False) -> UOp | None:
@@ -243,3 +248,73 @@ def shared_offsets(terms: Iterable[UOp]) -> list[tuple[UOp, UOp]]:
             if c != least and fits_i32(c - least, c - least):
                 pairs.append((t, base + (c - least)))
     return pairs
+
+
+_MAX_SUBFORM_SUMS = 64  # distinct sums (up to their constants) whose pairs shared_subforms compares, at most
+
+
+def shared_subforms(terms: Iterable[UOp]) -> list[tuple[UOp, UOp]]:
+    """Pairs (a sum T among `terms`, `F*c + R`) where F is the common part of T and another sum U
+    among them (module docstring): the atoms both have, two or more, on which T's coefficients are
+    c times F's and U's d times F's (F's coefficients without a common factor, its first positive).
+    Sound under either int semantics: T's value is its form's (`exact_sum`), F is written exactly
+    (`LinearForm.write`), and the interval analysis bounds F*c and the sum within int32. In the
+    order of `terms`, each sum's spelling over each F once."""
+    sums: dict[LinearForm, list[UOp]] = {}
+    for u in dict.fromkeys(terms):
+        if (f := exact_sum(u)) is not None and len(f.terms) >= 2:
+            sums.setdefault(f.without_const(), []).append(u)
+    forms = list(sums)[:_MAX_SUBFORM_SUMS]
+    parts: dict[LinearForm, dict[LinearForm, int]] = {}  # sum (no constant) -> F -> c
+    for i, ft in enumerate(forms):
+        for fu in forms[i + 1 :]:
+            common = _common_part(ft, fu)
+            if common is not None:
+                part, ct, cu = common
+                parts.setdefault(ft, {})[part] = ct
+                parts.setdefault(fu, {})[part] = cu
+    pairs: list[tuple[UOp, UOp]] = []
+    for form, by_part in parts.items():
+        for part, c in by_part.items():
+            f = part.write()
+            if f is None:
+                continue
+            for t in sums[form]:
+                full = LinearForm.of(t)
+                written = _multiple_plus_rest(f, c, full - part.scaled(c)) if abs(c) >= 2 else None
+                if written is None and c == 1:
+                    rest = (full - part).write()
+                    written = None if rest is None else _bounded_sum(f, rest)
+                if written is not None and written is not t:
+                    pairs.append((t, written))
+    return pairs
+
+
+def _common_part(ft: LinearForm, fu: LinearForm) -> tuple[LinearForm, int, int] | None:
+    """(F, c, d) with ft's coefficients c*F's and fu's d*F's on the atoms of F, the largest such set
+    of their common atoms (two or more, and not all of both: then one is a multiple of the other,
+    shared_multiples' case), or None."""
+    ct, cu = dict(ft.terms), dict(fu.terms)
+    groups: dict[tuple[int, int], list[UOp]] = {}
+    for a, k in ft.terms:
+        if a in cu:
+            g = math.gcd(k, cu[a])
+            ratio = (k // g, cu[a] // g) if k > 0 else (-k // g, -cu[a] // g)
+            groups.setdefault(ratio, []).append(a)
+    best = max(groups.values(), key=len, default=[])
+    if len(best) < 2 or (len(best) == len(ft.terms) == len(fu.terms)):
+        return None
+    g_t = math.gcd(*(ct[a] for a in best))
+    if ct[best[0]] < 0:
+        g_t = -g_t
+    part = LinearForm(tuple((a, ct[a] // g_t) for a in best), 0)
+    d = cu[best[0]] // part.terms[0][1]
+    if any(cu[a] != d * k for a, k in part.terms):
+        return None
+    return part, g_t, d
+
+
+def _bounded_sum(a: UOp, b: UOp) -> UOp | None:
+    """a + b when the interval analysis bounds it within int32."""
+    lo, hi = atom_bounds(a + b)
+    return a + b if lo > I32_MIN and hi < I32_MAX else None

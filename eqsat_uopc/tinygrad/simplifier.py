@@ -60,7 +60,7 @@ from eqsat_uopc.extract import cost_of, extract
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.linear import assume, shared_multiples, shared_zero_tests, simplify_algebra
+from eqsat_uopc.linear import assume, shared_multiples, shared_subforms, shared_zero_tests, simplify_algebra
 from eqsat_uopc.rules.python_rules import COMPARE_FOLD, SUM_FOLD
 from eqsat_uopc.saturation import HOOKS, Additions, Hook, RunSetup, SaturationConfig, Seeds, saturate
 from eqsat_uopc.semantics.intervals import bounds
@@ -75,6 +75,7 @@ __all__ = [
     "KERNEL_HOOKS",
     "KernelReport",
     "SharedMultiples",
+    "SharedSubforms",
     "SharedZeroTests",
     "SimplifierSettings",
     "StackElements",
@@ -142,13 +143,26 @@ class SharedMultiples(Hook):
         return Additions(equalities=tuple(pairs), matches={SUM_FOLD.name: len(pairs)} if pairs else {})
 
 
-# the registered start hooks, then StackElements, SharedZeroTests and SharedMultiples; not the
+class SharedSubforms(Hook):
+    """A kernel's sums over the common part of two of them (linear.shared_subforms): `15*b + 5*c + a`
+    and `66*b + 22*c + 2*a` are `F*5 + a` and `F*22 + 2*a` with `F = 3*b + c`, computed once; across
+    the whole kernel's start terms, as SharedZeroTests."""
+
+    name = "shared-subforms"
+
+    def start(self, seeds: Seeds) -> Additions:
+        pairs = shared_subforms(seeds.terms())
+        return Additions(equalities=tuple(pairs), matches={SUM_FOLD.name: len(pairs)} if pairs else {})
+
+
+# the registered start hooks, then StackElements, SharedZeroTests, SharedMultiples and SharedSubforms; not the
 # Python folding step (module docstring)
 KERNEL_HOOKS: tuple[type[Hook], ...] = (
     *(h for h in HOOKS if not h.iterates),
     StackElements,
     SharedZeroTests,
     SharedMultiples,
+    SharedSubforms,
 )
 
 
@@ -379,6 +393,7 @@ def _whole(programs: Sequence[UOp], settings: SimplifierSettings, report: Kernel
                 )
                 if all(e.dtype is p.dtype for p, e in zip(programs, elems, strict=True)):
                     candidates.append(elems)
+        candidates += _over_common_parts(programs, sat.seeds)
         result = extract(
             rooted,
             cost=config.cost,
@@ -391,6 +406,18 @@ def _whole(programs: Sequence[UOp], settings: SimplifierSettings, report: Kernel
         sat.close()
     report.details["dag_cost"] = (_dag_cost(programs, config), result.cost)
     return list(result.programs)
+
+
+def _over_common_parts(programs: Sequence[UOp], seeds: Seeds) -> list[tuple[UOp, ...]]:
+    """The programs with every sum SharedSubforms spelled over a common part in that spelling (a sum
+    inside another such sum first: `T + 2` keeps reading T), as an extraction candidate: above the
+    exact extractor's size the heuristic one may not combine them, each of which pays only once F
+    is computed for another (a candidate is taken only when the e-graph holds it and it is cheaper)."""
+    spelled = {a: b for a, b, _, by in seeds.named_equalities() if by == SharedSubforms.name}
+    inner = {a: b for a, b in spelled.items() if not any(n in spelled for n in a.toposort() if n is not a)}
+    if not inner:
+        return []
+    return [tuple(p.substitute(inner) for p in programs)]
 
 
 def _per_expression(programs: Sequence[UOp], settings: SimplifierSettings, report: KernelReport) -> list[UOp]:

@@ -161,6 +161,39 @@ def _draw_multiple(rng: random.Random) -> dict[str, int] | None:
     return out
 
 
+def _shared_subform(q: Question) -> Claim:
+    # T = (c*fa)*a + (c*fb)*b + tz*z + kT -> F*c + R, F = fa*a + fb*b written (a common part of T and
+    # another sum, shared_subforms), R = tz*z + kT written; T fits int32 (exact_sum), and the
+    # interval analysis bounds F*c and the whole sum within int32
+    a, b, z = q.atom("a"), q.atom("b"), q.atom("z")
+    fa, fb, c, tz = q.param("fa"), q.param("fb"), q.param("c"), q.param("tz")
+    part = Form(((fa, a), (fb, b)), 0)
+    t = Form(((c * fa, a), (c * fb, b), (tz, z)), q.constant("kT"))
+    q.guard(q.fits(t))
+    f = q.written(part)
+    lo, hi = q.bounds(part.scaled(c))
+    q.guard(lo > I32_MIN, hi < I32_MAX)
+    tlo, thi = q.bounds(t)
+    q.guard(tlo > I32_MIN, thi < I32_MAX)
+    rest = Form(((tz, z),) if tz else (), t.const)
+    if not rest.terms:
+        q.guard(q.in_int32(rest.const))
+    written = q.written(rest) if rest.terms else q.constant_value(rest.const)
+    scaled = f if c == 1 else q.mul(f, c)
+    return q.read(t), q.add(scaled, written)
+
+
+def _draw_subform(rng: random.Random) -> dict[str, int] | None:
+    def small() -> int:
+        return rng.choice((1, -1, 2, 3, -4, 11, 2**16, 2**30, 2**31 - 1, -(2**31)))
+
+    out = {"fa": rng.choice((1, 2, 3, 2**16)), "fb": small(), "c": rng.choice((1, 2, -2, 5, 22, -(2**16)))}
+    out["tz"] = rng.choice((0, small()))
+    if not all(I32_MIN <= out["c"] * out[k] <= I32_MAX for k in ("fa", "fb")):
+        return None
+    return out
+
+
 def _shared_offset(q: Question) -> Claim:
     # T = p*a + r*b + kT, B = p*a + r*b + kB another term of the kernel -> B + (kT - kB); T and B
     # compute their forms exactly (exact_sum: their forms fit int32), the difference an int32
@@ -219,6 +252,14 @@ SUM_SCHEMAS: tuple[Schema, ...] = (
         "T and M fit int32; M*c and T bounded within int32; R writable (a constant R an int32)",
         _shared_multiple,
         _draw_multiple,
+    ),
+    Schema(
+        SUM,
+        f"{SUM}/shared-subform",
+        "(c*fa)*a + (c*fb)*b + R -> F*c + R   F = fa*a + fb*b the common part of two sums (shared_subforms)",
+        "T fits int32; F writable; F*c and T bounded within int32; R writable (a constant R an int32)",
+        _shared_subform,
+        _draw_subform,
     ),
     Schema(
         SUM,
