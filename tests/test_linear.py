@@ -718,6 +718,14 @@ def test_two_sums_share_their_common_part():
     assert shared_subforms([a + b * 2 + c, a * 3 + b + c]) == []  # no proportional pair of atoms
     big = P(4, 0, 2**30)  # a sum that may leave int32 (big*4) is not read
     assert shared_subforms([big + c + a, big * 4 + c * 4 + d]) == []
+    # pad_flip: two parts, each sum over both, the larger first
+    e = P(5, 0, 3)
+    w, v = a + b * 52 + c * 13 + d * 468 + e * 156, a + b * -40 + c * -10 + d * 270 + e * 90 + 98
+    f, g = b * 4 + c, d * 3 + e
+    assert dict(shared_subforms([w, v])) == {w: f * 13 + g * 156 + a, v: f * -10 + g * 90 + (a + 98)}
+    # a sum inside the other: its part is the inner sum itself (shared_multiples' case), not sought
+    inner = a + b * 33 + c * 11
+    assert shared_subforms([inner * 2 + d * 143, inner]) == []
 
 
 @pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
@@ -736,4 +744,4 @@ def test_common_parts_are_proved_at_the_int32_edges(sem):
             v = check_equivalent(a, written, int_semantics=sem, samples=40, backends=("interpreter",), seed=i)
             assert v.status in ("proved", "vacuous"), (sem, a, written, v.counterexample)
             proved += v.status == "proved"
-    assert proved == {"wrap": 55, "no_overflow": 55}[sem]
+    assert proved == {"wrap": 61, "no_overflow": 61}[sem]

@@ -4,7 +4,7 @@ shared additions kept, and nothing re-spelled that cannot fuse more."""
 from eqsat_uopc import UOp, dtypes
 from eqsat_uopc.ir.dtype import I32_MAX
 from eqsat_uopc.saturation.explain.chain import infix
-from eqsat_uopc.tinygrad.fused import fused_sums, offset_sums, unscaled_comparisons
+from eqsat_uopc.tinygrad.fused import common_part_sums, fused_sums, offset_sums, unscaled_comparisons
 from eqsat_uopc.verify import prove_equivalent
 
 
@@ -80,3 +80,16 @@ def test_sums_that_differ_in_their_constants_are_written_as_offsets_of_one():
             assert prove_equivalent(p, q, sem, refinement=True).status == "proved"
     assert offset_sums([s + 1, s]) == [s + 1, s]  # s + 1 is s + 1 already
     assert offset_sums([s + 3, x * 2]) == [s + 3, x * 2]  # nothing to share
+
+
+def test_sums_are_written_over_their_common_part_and_offsets_keep_reading_theirs():
+    a, b, c, d = P(0, 0, 4), P(1, 0, 1), P(2, 0, 2), P(3, 0, 1)
+    t, u = a + b * 15 + c * 5 + d * 30, b * 66 + c * 22 + a * 2 + d * 143  # max_pool_dilation
+    programs = [t, u, u + 2, u + 22]
+    out = common_part_sums(programs)
+    f = b * 3 + c
+    assert out == [f * 5 + (a + d * 30), f * 22 + (a * 2 + d * 143), out[1] + 2, out[1] + 22]
+    for p, q in zip(programs, out, strict=True):
+        for sem in ("wrap", "no_overflow"):
+            assert prove_equivalent(p, q, sem, refinement=True).status == "proved"
+    assert common_part_sums([t, a * 2]) == [t, a * 2]  # nothing in common

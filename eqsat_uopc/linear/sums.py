@@ -250,71 +250,96 @@ def shared_offsets(terms: Iterable[UOp]) -> list[tuple[UOp, UOp]]:
     return pairs
 
 
-_MAX_SUBFORM_SUMS = 64  # distinct sums (up to their constants) whose pairs shared_subforms compares, at most
+_MAX_SUBFORM_SUMS = 256  # distinct sums (up to their constants) whose pairs shared_subforms compares, at most
 
 
 def shared_subforms(terms: Iterable[UOp]) -> list[tuple[UOp, UOp]]:
-    """Pairs (a sum T among `terms`, `F*c + R`) where F is the common part of T and another sum U
-    among them (module docstring): the atoms both have, two or more, on which T's coefficients are
-    c times F's and U's d times F's (F's coefficients without a common factor, its first positive).
-    Sound under either int semantics: T's value is its form's (`exact_sum`), F is written exactly
-    (`LinearForm.write`), and the interval analysis bounds F*c and the sum within int32. In the
-    order of `terms`, each sum's spelling over each F once."""
+    """Pairs (a sum T among `terms`, `F1*c1 + F2*c2 + ... + R`) where each F_j is a common part of T
+    and another sum U among them (module docstring): atoms both have, two or more, on which T's
+    coefficients are c times F's and U's d times F's (F's coefficients without a common factor, its
+    first positive); a sum's parts are taken largest first, disjoint. Sound under either int
+    semantics: T's value is its form's (`exact_sum`), each F is written exactly (`LinearForm.write`),
+    R too, and the interval analysis bounds each F*c and each partial sum within int32. In the order
+    of `terms`."""
     sums: dict[LinearForm, list[UOp]] = {}
     for u in dict.fromkeys(terms):
         if (f := exact_sum(u)) is not None and len(f.terms) >= 2:
             sums.setdefault(f.without_const(), []).append(u)
     forms = list(sums)[:_MAX_SUBFORM_SUMS]
+    inside = {f: {n for u in sums[f] for n in u.toposort()} for f in forms}
     parts: dict[LinearForm, dict[LinearForm, int]] = {}  # sum (no constant) -> F -> c
     for i, ft in enumerate(forms):
         for fu in forms[i + 1 :]:
-            common = _common_part(ft, fu)
-            if common is not None:
-                part, ct, cu = common
-                parts.setdefault(ft, {})[part] = ct
-                parts.setdefault(fu, {})[part] = cu
+            if any(u in inside[ft] for u in sums[fu]) or any(t in inside[fu] for t in sums[ft]):
+                continue  # one sum inside the other: its part is the inner sum, shared_multiples' case
+            for part, ct, cu in _common_parts(ft, fu):
+                parts.setdefault(ft, {}).setdefault(part, ct)
+                parts.setdefault(fu, {}).setdefault(part, cu)
     pairs: list[tuple[UOp, UOp]] = []
     for form, by_part in parts.items():
-        for part, c in by_part.items():
-            f = part.write()
-            if f is None:
-                continue
-            for t in sums[form]:
-                full = LinearForm.of(t)
-                written = _multiple_plus_rest(f, c, full - part.scaled(c)) if abs(c) >= 2 else None
-                if written is None and c == 1:
-                    rest = (full - part).write()
-                    written = None if rest is None else _bounded_sum(f, rest)
-                if written is not None and written is not t:
-                    pairs.append((t, written))
+        chosen: list[tuple[UOp, LinearForm, int]] = []
+        used: set[UOp] = set()
+        for part, c in sorted(by_part.items(), key=lambda pc: -len(pc[0].terms)):  # stable: larger first
+            atoms = {a for a, _ in part.terms}
+            f = None if atoms & used else part.write()
+            if f is not None:
+                chosen.append((f, part, c))
+                used |= atoms
+        for t in sums[form]:
+            written = _over_parts(LinearForm.of(t), chosen)
+            if written is not None and written is not t:
+                pairs.append((t, written))
     return pairs
 
 
-def _common_part(ft: LinearForm, fu: LinearForm) -> tuple[LinearForm, int, int] | None:
-    """(F, c, d) with ft's coefficients c*F's and fu's d*F's on the atoms of F, the largest such set
-    of their common atoms (two or more, and not all of both: then one is a multiple of the other,
-    shared_multiples' case), or None."""
-    ct, cu = dict(ft.terms), dict(fu.terms)
-    groups: dict[tuple[int, int], list[UOp]] = {}
+def _common_parts(ft: LinearForm, fu: LinearForm) -> list[tuple[LinearForm, int, int]]:
+    """Each (F, c, d) with ft's coefficients c*F's and fu's d*F's on the atoms of F, for each largest
+    set of their common atoms with one ratio of coefficients (two atoms or more, and not all of both:
+    then one is a multiple of the other, shared_multiples' case; not the same terms in both)."""
+    cu = dict(fu.terms)
+    groups: dict[tuple[int, int], list[tuple[UOp, int]]] = {}
     for a, k in ft.terms:
         if a in cu:
             g = math.gcd(k, cu[a])
             ratio = (k // g, cu[a] // g) if k > 0 else (-k // g, -cu[a] // g)
-            groups.setdefault(ratio, []).append(a)
-    best = max(groups.values(), key=len, default=[])
-    if len(best) < 2 or (len(best) == len(ft.terms) == len(fu.terms)):
-        return None
-    g_t = math.gcd(*(ct[a] for a in best))
-    if ct[best[0]] < 0:
-        g_t = -g_t
-    part = LinearForm(tuple((a, ct[a] // g_t) for a in best), 0)
-    d = cu[best[0]] // part.terms[0][1]
-    if any(cu[a] != d * k for a, k in part.terms):
-        return None
-    return part, g_t, d
+            groups.setdefault(ratio, []).append((a, k))
+    out = []
+    for group in groups.values():
+        if len(group) < 2 or len(group) == len(ft.terms) == len(fu.terms):
+            continue
+        g_t = math.gcd(*(k for _, k in group)) * (1 if group[0][1] > 0 else -1)
+        part = LinearForm(tuple((a, k // g_t) for a, k in group), 0)
+        d = cu[group[0][0]] // part.terms[0][1]
+        if g_t == d == 1:
+            continue  # the same terms in both (a sum inside the other): a re-association, the rules' work
+        if all(cu[a] == d * k for a, k in part.terms):
+            out.append((part, g_t, d))
+    return out
 
 
-def _bounded_sum(a: UOp, b: UOp) -> UOp | None:
-    """a + b when the interval analysis bounds it within int32."""
-    lo, hi = atom_bounds(a + b)
-    return a + b if lo > I32_MIN and hi < I32_MAX else None
+def _over_parts(full: LinearForm, chosen: list[tuple[UOp, LinearForm, int]]) -> UOp | None:
+    """full written as `F1*c1 + F2*c2 + ... + R` over the chosen parts (F_j written, c_j), or None
+    when none is chosen or a product or partial sum may leave int32 (the interval analysis)."""
+    out, rest = None, full
+    for f, part, c in chosen:
+        if not fits_i32(c, c):
+            return None
+        term = f if c == 1 else f * c
+        rest = rest - part.scaled(c)
+        out = term if out is None else out + term
+        if not (_within(term) and _within(out)):
+            return None
+    if out is None:
+        return None
+    if rest.terms or rest.const:
+        r = rest.write()
+        if r is None:
+            return None
+        out = out + r
+    return out if _within(out) else None
+
+
+def _within(u: UOp) -> bool:
+    """Does the interval analysis bound u strictly within int32 (no wrap anywhere on the way)?"""
+    lo, hi = atom_bounds(u)
+    return lo > I32_MIN and hi < I32_MAX

@@ -23,7 +23,9 @@ Sums that differ only in their constants (`L - 22`, ..., `L - 12`, nothing compu
 an addition each and one more for L, which its products cannot fuse into once it is shared: written
 as offsets of the one with the least constant (`(L - 22) + 1`, `linear.shared_offsets`), L is read by
 that one sum only and fuses with its constant. Whether that pays depends on the rest of the kernel,
-so `offset_sums` is one spelling the simplifier counts against the other.
+so `offset_sums` is one spelling the simplifier counts against the other. So is `common_part_sums`:
+two sums over their common part (`15*b + 5*c + a` and `66*b + 22*c + 2*a` as `F*5 + a` and
+`F*22 + 2*a`, `F = 3*b + c`, `linear.shared_subforms`), which pays where F is computed once for both.
 
 Re-association changes no value under wrap (int32 addition is associative); under no_overflow a
 partial sum of the new order could overflow where the old one's did not, so a sum is re-spelled only
@@ -45,10 +47,10 @@ from collections.abc import Callable, Sequence
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.linear import fold_compare, shared_offsets
+from eqsat_uopc.linear import LinearForm, fold_compare, shared_offsets, shared_subforms
 from eqsat_uopc.semantics.intervals import bounds
 
-__all__ = ["fused_sums", "offset_sums", "unscaled_comparisons"]
+__all__ = ["common_part_sums", "fused_sums", "offset_sums", "unscaled_comparisons"]
 
 
 def fused_sums(programs: Sequence[UOp]) -> list[UOp]:
@@ -149,6 +151,25 @@ def offset_sums(programs: Sequence[UOp]) -> list[UOp]:
     nodes = dict.fromkeys(n for p in programs for n in p.toposort())
     # a sum inside the base (L itself, under L - 22) stays: the base is written over it
     mapping = {t: b for t, b in shared_offsets(nodes) if t not in b.src[0].toposort()}
+    if not mapping:
+        return list(programs)
+    return [p.substitute(mapping) for p in programs]
+
+
+def common_part_sums(programs: Sequence[UOp]) -> list[UOp]:
+    """The programs with every sum that has a common part with another sum of theirs written over
+    it (linear.shared_subforms; module docstring), the outermost such sum of each expression; the
+    same UOps when there is none."""
+    nodes = dict.fromkeys(n for p in programs for n in p.toposort())
+    spelled = dict(shared_subforms(nodes))
+
+    def offset_of_another(t: UOp) -> bool:  # `T + 2` keeps reading T, written over the part itself
+        form = LinearForm.of(t).without_const()
+        return any(
+            n is not t and n in spelled and LinearForm.of(n).without_const() == form for n in t.toposort()
+        )
+
+    mapping = {t: w for t, w in spelled.items() if not offset_of_another(t)}
     if not mapping:
         return list(programs)
     return [p.substitute(mapping) for p in programs]

@@ -60,13 +60,13 @@ from eqsat_uopc.extract import cost_of, extract
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.linear import assume, shared_multiples, shared_subforms, shared_zero_tests, simplify_algebra
+from eqsat_uopc.linear import assume, shared_multiples, shared_zero_tests, simplify_algebra
 from eqsat_uopc.rules.python_rules import COMPARE_FOLD, SUM_FOLD
 from eqsat_uopc.saturation import HOOKS, Additions, Hook, RunSetup, SaturationConfig, Seeds, saturate
 from eqsat_uopc.semantics.intervals import bounds
 from eqsat_uopc.tinygrad.bridge import tinygrad_ops
 from eqsat_uopc.tinygrad.cost import TINYGRAD_OPS
-from eqsat_uopc.tinygrad.fused import fused_sums, offset_sums, unscaled_comparisons
+from eqsat_uopc.tinygrad.fused import common_part_sums, fused_sums, offset_sums, unscaled_comparisons
 from eqsat_uopc.tinygrad.kernel import KernelExpressions, kernel_expressions, lowered_int_ops
 from eqsat_uopc.verify import prove_equivalent
 
@@ -75,7 +75,6 @@ __all__ = [
     "KERNEL_HOOKS",
     "KernelReport",
     "SharedMultiples",
-    "SharedSubforms",
     "SharedZeroTests",
     "SimplifierSettings",
     "StackElements",
@@ -143,26 +142,13 @@ class SharedMultiples(Hook):
         return Additions(equalities=tuple(pairs), matches={SUM_FOLD.name: len(pairs)} if pairs else {})
 
 
-class SharedSubforms(Hook):
-    """A kernel's sums over the common part of two of them (linear.shared_subforms): `15*b + 5*c + a`
-    and `66*b + 22*c + 2*a` are `F*5 + a` and `F*22 + 2*a` with `F = 3*b + c`, computed once; across
-    the whole kernel's start terms, as SharedZeroTests."""
-
-    name = "shared-subforms"
-
-    def start(self, seeds: Seeds) -> Additions:
-        pairs = shared_subforms(seeds.terms())
-        return Additions(equalities=tuple(pairs), matches={SUM_FOLD.name: len(pairs)} if pairs else {})
-
-
-# the registered start hooks, then StackElements, SharedZeroTests, SharedMultiples and SharedSubforms; not the
+# the registered start hooks, then StackElements, SharedZeroTests and SharedMultiples; not the
 # Python folding step (module docstring)
 KERNEL_HOOKS: tuple[type[Hook], ...] = (
     *(h for h in HOOKS if not h.iterates),
     StackElements,
     SharedZeroTests,
     SharedMultiples,
-    SharedSubforms,
 )
 
 
@@ -248,8 +234,7 @@ def _simplify(sink: Any, renderer: Any, settings: SimplifierSettings, report: Ke
         if settings.per_expression
         else _whole(programs, settings, report)
     )
-    if _fuses_multiply_add(renderer):
-        chosen = _spelled_for_multiply_add(ke, chosen, renderer)
+    chosen = _spelled(ke, chosen, renderer)
     report.saturate_seconds = time.perf_counter() - t
     changed = [k for k, (p, q) in enumerate(zip(ke.programs, chosen, strict=True)) if p is not q]
     if not changed:
@@ -280,15 +265,23 @@ def _simplify(sink: Any, renderer: Any, settings: SimplifierSettings, report: Ke
     return ke.substitute(sink, replacements, masked)
 
 
-def _spelled_for_multiply_add(ke: KernelExpressions, chosen: list[UOp], renderer: Any) -> list[UOp]:
-    """The chosen expressions spelled for a fused multiply-add (fused.py): comparisons of multiples
-    reading the multiplicand, sums re-associated; and, when tinygrad counts fewer ops for it, sums
-    that differ only in their constants written as offsets of one (fused.offset_sums)."""
-    plain = fused_sums(unscaled_comparisons(chosen))
+def _spelled(ke: KernelExpressions, chosen: list[UOp], renderer: Any) -> list[UOp]:
+    """The chosen expressions in the spelling tinygrad counts the fewest ops for, of: as extracted;
+    sums that differ only in their constants as offsets of one (fused.offset_sums); sums over their
+    common parts (fused.common_part_sums); both. For a renderer with a fused multiply-add, each is
+    first spelled for it (comparisons of multiples reading the multiplicand, sums re-associated).
+    The extraction's cost model prices each node once and cannot see what these change: which
+    products fuse, which sums another still reads."""
+    fused = _fuses_multiply_add(renderer)
     offsets = offset_sums(chosen)
-    if offsets == chosen:
-        return plain
-    spelled = fused_sums(unscaled_comparisons(offsets))
+    alternatives = [chosen, offsets, common_part_sums(chosen), common_part_sums(offsets)]
+    spellings: list[list[UOp]] = []
+    for programs in alternatives:
+        spelled = fused_sums(unscaled_comparisons(programs)) if fused else list(programs)
+        if spelled not in spellings:
+            spellings.append(spelled)
+    if len(spellings) == 1:
+        return spellings[0]
 
     def ops(programs: list[UOp]) -> int:
         changed = [k for k, (p, q) in enumerate(zip(ke.programs, programs, strict=True)) if p is not q]
@@ -297,7 +290,7 @@ def _spelled_for_multiply_add(ke: KernelExpressions, chosen: list[UOp], renderer
             nodes[k] = node
         return lowered_int_ops(nodes, renderer)
 
-    return spelled if ops(spelled) < ops(plain) else plain
+    return min(spellings, key=ops)  # the first of the fewest
 
 
 def _fuses_multiply_add(renderer: Any) -> bool:
@@ -393,7 +386,6 @@ def _whole(programs: Sequence[UOp], settings: SimplifierSettings, report: Kernel
                 )
                 if all(e.dtype is p.dtype for p, e in zip(programs, elems, strict=True)):
                     candidates.append(elems)
-        candidates += _over_common_parts(programs, sat.seeds)
         result = extract(
             rooted,
             cost=config.cost,
@@ -406,18 +398,6 @@ def _whole(programs: Sequence[UOp], settings: SimplifierSettings, report: Kernel
         sat.close()
     report.details["dag_cost"] = (_dag_cost(programs, config), result.cost)
     return list(result.programs)
-
-
-def _over_common_parts(programs: Sequence[UOp], seeds: Seeds) -> list[tuple[UOp, ...]]:
-    """The programs with every sum SharedSubforms spelled over a common part in that spelling (a sum
-    inside another such sum first: `T + 2` keeps reading T), as an extraction candidate: above the
-    exact extractor's size the heuristic one may not combine them, each of which pays only once F
-    is computed for another (a candidate is taken only when the e-graph holds it and it is cheaper)."""
-    spelled = {a: b for a, b, _, by in seeds.named_equalities() if by == SharedSubforms.name}
-    inner = {a: b for a, b in spelled.items() if not any(n in spelled for n in a.toposort() if n is not a)}
-    if not inner:
-        return []
-    return [tuple(p.substitute(inner) for p in programs)]
 
 
 def _per_expression(programs: Sequence[UOp], settings: SimplifierSettings, report: KernelReport) -> list[UOp]:

@@ -162,25 +162,37 @@ def _draw_multiple(rng: random.Random) -> dict[str, int] | None:
 
 
 def _shared_subform(q: Question) -> Claim:
-    # T = (c*fa)*a + (c*fb)*b + tz*z + kT -> F*c + R, F = fa*a + fb*b written (a common part of T and
-    # another sum, shared_subforms), R = tz*z + kT written; T fits int32 (exact_sum), and the
-    # interval analysis bounds F*c and the whole sum within int32
+    # T = (c*fa)*a + (c*fb)*b [+ (e*ga)*g + (e*gb)*h] + tz*z + kT -> F*c [+ G*e] + R, F = fa*a + fb*b
+    # and G = ga*g + gb*h written (common parts of T and other sums, shared_subforms), R = tz*z + kT
+    # written; T fits int32 (exact_sum), the interval analysis bounds each product and partial sum
+    # within int32
     a, b, z = q.atom("a"), q.atom("b"), q.atom("z")
     fa, fb, c, tz = q.param("fa"), q.param("fb"), q.param("c"), q.param("tz")
-    part = Form(((fa, a), (fb, b)), 0)
-    t = Form(((c * fa, a), (c * fb, b), (tz, z)), q.constant("kT"))
+    parts = [(Form(((fa, a), (fb, b)), 0), c)]
+    if q.param("two"):
+        g, h = q.atom("g"), q.atom("h")
+        parts.append((Form(((q.param("ga"), g), (q.param("gb"), h)), 0), q.param("e")))
+    terms = tuple((k * m, x) for part, m in parts for k, x in part.terms) + (((tz, z),) if tz else ())
+    t = Form(terms, q.constant("kT"))
     q.guard(q.fits(t))
-    f = q.written(part)
-    lo, hi = q.bounds(part.scaled(c))
-    q.guard(lo > I32_MIN, hi < I32_MAX)
     tlo, thi = q.bounds(t)
     q.guard(tlo > I32_MIN, thi < I32_MAX)
+    out, covered = None, Form((), 0)
+    for part, m in parts:
+        f = q.written(part)
+        lo, hi = q.bounds(part.scaled(m))
+        q.guard(lo > I32_MIN, hi < I32_MAX)
+        term = f if m == 1 else q.mul(f, m)
+        covered = covered + part.scaled(m)
+        if out is not None:
+            plo, phi = q.bounds(covered)
+            q.guard(plo > I32_MIN, phi < I32_MAX)
+        out = term if out is None else q.add(out, term)
     rest = Form(((tz, z),) if tz else (), t.const)
     if not rest.terms:
         q.guard(q.in_int32(rest.const))
     written = q.written(rest) if rest.terms else q.constant_value(rest.const)
-    scaled = f if c == 1 else q.mul(f, c)
-    return q.read(t), q.add(scaled, written)
+    return q.read(t), q.add(out, written)
 
 
 def _draw_subform(rng: random.Random) -> dict[str, int] | None:
@@ -189,7 +201,10 @@ def _draw_subform(rng: random.Random) -> dict[str, int] | None:
 
     out = {"fa": rng.choice((1, 2, 3, 2**16)), "fb": small(), "c": rng.choice((1, 2, -2, 5, 22, -(2**16)))}
     out["tz"] = rng.choice((0, small()))
+    out |= {"two": rng.choice((0, 1)), "ga": rng.choice((1, 3)), "gb": small(), "e": rng.choice((1, 90, -10))}
     if not all(I32_MIN <= out["c"] * out[k] <= I32_MAX for k in ("fa", "fb")):
+        return None
+    if not all(I32_MIN <= out["e"] * out[k] <= I32_MAX for k in ("ga", "gb")):
         return None
     return out
 
@@ -256,8 +271,9 @@ SUM_SCHEMAS: tuple[Schema, ...] = (
     Schema(
         SUM,
         f"{SUM}/shared-subform",
-        "(c*fa)*a + (c*fb)*b + R -> F*c + R   F = fa*a + fb*b the common part of two sums (shared_subforms)",
-        "T fits int32; F writable; F*c and T bounded within int32; R writable (a constant R an int32)",
+        "(c*fa)*a + (c*fb)*b [+ (e*ga)*g + (e*gb)*h] + R -> F*c [+ G*e] + R   F, G common parts of T and "
+        "other sums (shared_subforms)",
+        "T fits int32; F, G writable; each product and partial sum bounded within int32; R writable",
         _shared_subform,
         _draw_subform,
     ),
