@@ -87,7 +87,8 @@ DIVMOD_FOLD = python_rule(
 )
 COMPARE_FOLD = python_rule(
     "linear/compare-fold",
-    "x < y, x != y -> decided, or scaled and reduced   on the linear form of x - y",
+    "x < y, x != y -> decided, or scaled and reduced   on the linear form of x - y; c1 && c2, c1 || c2 "
+    "-> one comparison   when each is at an end of its difference's range",
     where=f"{_LINEAR}.compare",
 )
 MAX_BOUNDS = python_rule(
@@ -95,7 +96,7 @@ MAX_BOUNDS = python_rule(
 )
 SUM_FOLD = python_rule(
     "linear/sum-fold",
-    "m*(b % c) + (m*c)*(b // c) -> m*b, like terms combined   on the linear form of the sum",
+    "m*(b % c) + k*(b // c) -> m*b + (k - m*c)*(b // c), like terms combined   on the linear form of the sum",
     where=f"{_LINEAR}.sums",
 )
 WHERE_ASSUME = python_rule(

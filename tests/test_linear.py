@@ -12,10 +12,13 @@ from eqsat_uopc.linear import (
     assume,
     fold_bool,
     fold_compare,
+    fold_conjunction,
     fold_divmod,
     fold_sum,
     fold_where,
     shared_multiples,
+    shared_offsets,
+    shared_subforms,
     shared_zero_tests,
     simplify_algebra,
     zero_test,
@@ -585,3 +588,160 @@ def test_no_overflow_takes_every_value_as_exact_and_still_checks_what_it_writes(
     assert simplify_algebra((y * 2) // -2 < 0, "no_overflow") is (UOp.const(0) < y)
     assert simplify_algebra((x * 5) // 15, "wrap") is (x * 5) // 15
     assert simplify_algebra((x * 5) // 15, "no_overflow") is x // 3
+
+
+# -- two comparisons at an end of their ranges, packed into one
+
+
+def test_two_comparisons_at_an_end_of_their_ranges_are_one_comparison():
+    # conv_transpose2d's parity masks: each parity test is its remainder at an end of [0, 1]
+    p0, p1, p2 = P(0, 0, 10), P(1, 0, 2), P(2, 0, 2)
+    a, b, zero = (p1 + p2) % 2, p0 % 2, UOp.const(0)
+    assert fold_conjunction((zero < a).where(zero < b, False)) is (UOp.const(1) < a + b)  # both odd
+    assert fold_conjunction((zero < a).where(b < 1, False)) is (b < a)  # a odd, b even
+    assert fold_conjunction((a < 1).where(b < 1, False)) is (a + b < 1)  # both even
+    assert fold_conjunction((a < 1).where(True, b < 1)) is (a + b < 2)  # either even
+    # tinygrad's spelling of a parity, (y + 1) % 2 < 1, is the complement of y's
+    assert fold_compare((p0 + 1) % 2 < 1) is (zero < b)
+    assert fold_conjunction(((p1 + p2 + 1) % 2 < 1).where(b < 1, False)) is (b < a)
+    # not at an end: 1 < p0 is p0 >= 2, not p0 at its greatest value
+    assert fold_conjunction((UOp.const(1) < p0).where(p0 < 9, False)) is None
+    assert fold_conjunction((p0 < 1).ne(True).where(p1 < 1, False)) is None  # !(p0 < 1): -p0 in [-10, 0]
+
+
+def test_a_remainder_pinned_from_the_right_shares_divisions():
+    p0 = P(0, 0, 10)
+    odd = UOp.const(0) < p0 % 2  # the complemented parity's spelling of an odd p0
+    assert assume((p0 + 1) // 2, odd, True) is p0 // 2 + 1
+    assert assume((p0 + 1) // 2, odd, False) is p0 // 2
+
+
+@pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
+def test_packed_comparisons_are_proved_at_the_int32_edges(sem):
+    """c1 && c2 and c1 || c2 and their packing proved equal by z3, the comparisons over inputs at
+    and near the int32 edges, unbounded ones, parities of odd offsets and negated comparisons."""
+    rng = random.Random(11)
+    proved = 0
+    for i in range(160):
+        lo = rng.choice((0, -1, *_EDGES))
+        x = P(0, max(lo, I32_MIN), min(lo + rng.choice((1, 2, 40)), I32_MAX)) if i % 5 else P(0)
+        y = P(1, rng.choice((0, I32_MAX - 1, I32_MIN)), rng.choice((I32_MAX,)))
+        t1 = (x + rng.choice((1, 3, I32_MAX))) % 2 if i % 3 == 0 else x
+        t2 = (y + rng.choice((0, 1, -(2**30)))) % 2 if i % 2 else y
+        lo1, hi1 = (0, 1) if i % 3 == 0 else (x.arg.bounds or (I32_MIN, I32_MAX))
+        at_least = UOp.const(max(hi1 - 1, I32_MIN)) < t1
+        c1 = rng.choice((t1 < min(lo1 + 1, I32_MAX), at_least, (t1 < hi1).ne(True), t1 < 7))
+        c2 = rng.choice((t2 < 1, UOp.const(0) < t2, (t2 < I32_MAX).ne(True), t2 < I32_MAX))
+        e = c1.where(c2, False) if i % 4 else c1.where(True, c2)
+        r = fold_conjunction(e, sem == "no_overflow")
+        if r is None:
+            continue
+        v = check_equivalent(e, r, int_semantics=sem, samples=40, backends=("interpreter",), seed=i)
+        # vacuous: the input overflows at every input (an odd offset of 2**31 - 1 under no_overflow)
+        assert v.status in ("proved", "vacuous"), (sem, e, r, v.counterexample)
+        proved += v.status == "proved"
+    assert proved == {"wrap": 19, "no_overflow": 17}[sem]
+
+
+def test_a_remainder_beside_its_quotient_goes_through_the_quotient():
+    # reshape_permute_chain's flip: 63*((x + 3) % 5) + (x + 3) // 5 keeps only the quotient
+    x, s = P(0, 0, 36), P(1, 0, 4)
+    u = x + 3
+    out = fold_sum(s * -9 + u // 5 + (u % 5) * 63 + 45)
+    assert out is s * -9 + x * 63 + (u // 5) * -314 + 234
+    y = P(2)  # unbounded: under wrap a ring identity; under no_overflow y*3 may overflow, no fold
+    assert fold_sum((y % 7) * 3 + (y // 7) * 5) is y * 3 + (y // 7) * -16
+    assert fold_sum((y % 7) * 3 + (y // 7) * 5, exact=True) is None
+    assert fold_sum((y % 7) * 3 + (y // 6) * 5) is None  # another divisor
+
+
+@pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
+def test_remainders_through_quotients_are_proved_at_the_int32_edges(sem):
+    rng = random.Random(5)
+    proved = 0
+    for i in range(80):
+        lo = rng.choice((0, -7, *_EDGES))
+        x = P(0, max(lo, I32_MIN), min(lo + rng.choice((6, 1000, 2**31)), I32_MAX)) if i % 3 else P(0)
+        c = rng.choice((2, 5, 16, 2**30, I32_MAX))
+        b = x + rng.choice((0, 3, I32_MAX, -(2**30)))
+        t = c * rng.choice((0, 1, -1))
+        num = b - t if -(2**31) <= t <= I32_MAX and t else b
+        m, k = rng.choice((1, 3, -2, 2**16)), rng.choice((1, -5, 2**30, I32_MIN))
+        e = (b % c) * m + (num // c) * k + P(1, 0, 9)
+        r = fold_sum(e, sem == "no_overflow")
+        if r is None:
+            continue
+        v = check_equivalent(e, r, int_semantics=sem, samples=40, backends=("interpreter",), seed=i)
+        assert v.status in ("proved", "vacuous"), (sem, e, r, v.counterexample)
+        proved += v.status == "proved"
+    assert proved == {"wrap": 29, "no_overflow": 5}[sem]
+
+
+def test_sums_that_differ_in_their_constants_are_offsets_of_one():
+    x, y = P(0, 0, 9), P(1, 0, 9)
+    s = x * 11 + y * 99  # conv2d_asymmetric: L - 22 .. L - 12 read, L itself only inside them
+    assert shared_offsets([s + -22, s + -21, s + -12, x * 2]) == [
+        (s + -21, (s + -22) + 1),
+        (s + -12, (s + -22) + 10),
+    ]
+    assert shared_offsets([s + 3, x * 11 + y * 98 + 3]) == []  # other coefficients
+    big = P(2, 0, I32_MAX)
+    assert shared_offsets([big * 2 + 1, big * 2 + 3]) == []  # big*2 may wrap: not an exact sum
+    u = P(3)  # unbounded: u + 1 may wrap
+    assert shared_offsets([u + 1, u + 5]) == []
+
+
+@pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
+def test_offsets_of_one_sum_are_proved_at_the_int32_edges(sem):
+    rng = random.Random(3)
+    proved = 0
+    for i in range(40):
+        lo = rng.choice((0, -5, *_EDGES))
+        x = P(0, max(lo, I32_MIN), min(lo + rng.choice((3, 2**20)), I32_MAX))
+        y = P(1, rng.choice((0, -(2**30))), rng.choice((1, 2**30)))
+        s = x * rng.choice((1, -1, 3)) + y * rng.choice((1, 2, -2))
+        terms = [s + k for k in rng.sample((-(2**30), -22, -1, 0, 5, 2**30, I32_MAX), 3)]
+        for t, written in shared_offsets(terms):
+            v = check_equivalent(t, written, int_semantics=sem, samples=40, backends=("interpreter",), seed=i)
+            assert v.status in ("proved", "vacuous"), (sem, t, written, v.counterexample)
+            proved += v.status == "proved"
+    assert proved == {"wrap": 10, "no_overflow": 10}[sem]
+
+
+def test_two_sums_share_their_common_part():
+    # max_pool_dilation: 15*b + 5*c and 66*b + 22*c are 5 and 22 times F = 3*b + c
+    a, b, c, d = P(0, 0, 4), P(1, 0, 1), P(2, 0, 2), P(3, 0, 1)
+    t, u = a + b * 15 + c * 5 + d * 30, b * 66 + c * 22 + a * 2 + d * 143
+    f = b * 3 + c
+    assert dict(shared_subforms([t, u])) == {t: f * 5 + (a + d * 30), u: f * 22 + (a * 2 + d * 143)}
+    assert shared_subforms([a + b * 2, b * 2 + c * 3]) == []  # one atom in common: no part
+    assert shared_subforms([a + b * 2 + c, a * 3 + b + c]) == []  # no proportional pair of atoms
+    big = P(4, 0, 2**30)  # a sum that may leave int32 (big*4) is not read
+    assert shared_subforms([big + c + a, big * 4 + c * 4 + d]) == []
+    # pad_flip: two parts, each sum over both, the larger first
+    e = P(5, 0, 3)
+    w, v = a + b * 52 + c * 13 + d * 468 + e * 156, a + b * -40 + c * -10 + d * 270 + e * 90 + 98
+    f, g = b * 4 + c, d * 3 + e
+    assert dict(shared_subforms([w, v])) == {w: f * 13 + g * 156 + a, v: f * -10 + g * 90 + (a + 98)}
+    # a sum inside the other: its part is the inner sum itself (shared_multiples' case), not sought
+    inner = a + b * 33 + c * 11
+    assert shared_subforms([inner * 2 + d * 143, inner]) == []
+
+
+@pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
+def test_common_parts_are_proved_at_the_int32_edges(sem):
+    rng = random.Random(9)
+    proved = 0
+    for i in range(60):
+        lo = rng.choice((0, -3, 2**20, -(2**20), *_EDGES))
+        x = P(0, max(lo, I32_MIN), min(lo + rng.choice((3, 2**20)), I32_MAX))
+        y, z, w = P(1, 0, rng.choice((2, 2**20))), P(2, -5, 5), P(3) if i % 4 == 0 else P(3, 0, 7)
+        fx, fy = rng.choice((1, 3, -2)), rng.choice((1, 2, 7))
+        c, d = rng.choice((1, 5, -3, 64)), rng.choice((2, 22, -1))
+        t = x * (c * fx) + y * (c * fy) + z * rng.choice((1, 7)) + rng.choice((0, 9, 2**30))
+        u = x * (d * fx) + y * (d * fy) + w * 2
+        for a, written in shared_subforms([t, u]):
+            v = check_equivalent(a, written, int_semantics=sem, samples=40, backends=("interpreter",), seed=i)
+            assert v.status in ("proved", "vacuous"), (sem, a, written, v.counterexample)
+            proved += v.status == "proved"
+    assert proved == {"wrap": 61, "no_overflow": 61}[sem]

@@ -13,7 +13,16 @@ difference d = S + k (S the terms, k the constant):
 - a simplex: `sum a_i x_i < 1` with every a_i > 0 and x_i >= 0 is `sum x_i < 1`;
 - `max(a, b)` is a when a's bounds lie at or above b's (`fold_max`);
 - a lone division by a constant against a constant: `x // d < m` is `x < m*d` (d > 0; for d < 0,
-  `x // d` is `(-x) // -d`).
+  `x // d` is `(-x) // -d`);
+- a parity of an odd offset complemented: the atom `(y + c) % 2` with c odd is `1 - y % 2` (the
+  parity of y + c, wrapped or not: 2**32 is even), so `(x + 1) % 2 < 1` is `0 < x % 2` and reads the
+  same remainder as every other parity test of x;
+- two comparisons at an end of their ranges packed into one (`fold_conjunction`): each comparison c
+  is `e < 0` for a form e (`!(d < 0)` is `-d - 1 < 0`), and `e < 0` is `e == lo` when e's least
+  value lo is -1. So `c1 && c2` with lo1 = lo2 = -1 is `e1 + e2 == -2`, that is `e1 + e2 + 1 < 0`
+  (neither sum can be below its least value), and `c1 || c2` with both greatest values hi1 = hi2 = 0
+  is `e1 + e2 < 0` (it is false exactly when both are 0): `0 < a % 2 && 0 < b % 2` is
+  `1 < a % 2 + b % 2`, `0 < a % 2 && b % 2 < 1` is `b % 2 < a % 2`.
 
 A comparison that is a *zero test*, true exactly when a sum S of positive multiples of nonnegative
 atoms is 0 (`x + y < 1`, `2*x + 3*y < 2`, `0 < x + y`, `x + y != 0`: S < -k with 1 <= -k <= the
@@ -40,7 +49,15 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.linear.form import LinearForm, atom_bounds, exact_sum, fits_i32, is_index
 
-__all__ = ["difference", "fold_compare", "fold_max", "shared_zero_tests", "zero_test"]
+__all__ = [
+    "complemented_parities",
+    "difference",
+    "fold_compare",
+    "fold_conjunction",
+    "fold_max",
+    "shared_zero_tests",
+    "zero_test",
+]
 
 
 def difference(u: UOp, exact: bool = False) -> LinearForm | None:
@@ -60,6 +77,7 @@ def fold_compare(u: UOp, exact: bool = False) -> UOp | None:
     d = difference(u, exact)
     if d is None:
         return None
+    d = complemented_parities(d)
     lo, hi = d.bounds()
     if u.op is Ops.CMPLT:
         if hi < 0 or lo >= 0:
@@ -141,6 +159,67 @@ def _spell(d: LinearForm | None, op: Ops) -> UOp | None:
     if op is Ops.CMPNE and not pos.terms:
         lhs, rhs = rhs, lhs  # the side with terms first
     return lhs.ne(rhs) if op is Ops.CMPNE else UOp(Ops.CMPLT, (lhs, rhs))
+
+
+def fold_conjunction(u: UOp, exact: bool = False) -> UOp | None:
+    """One comparison equal to `c1 && c2` (`where(c1, c2, false)`) or `c1 || c2` (`where(c1, true,
+    c2)`) of two i32 comparisons each at an end of its difference's range (module docstring), when
+    it is smaller; else None (`exact`: see difference)."""
+    if u.op is not Ops.WHERE or u.dtype is not dtypes.bool or u.shape:
+        return None
+    c1, then, other = u.src
+    if _is_false(other):
+        conjunction, c2 = True, then
+    elif _is_true(then):
+        conjunction, c2 = False, other
+    else:
+        return None
+    e1, e2 = _negative_test(c1, exact), _negative_test(c2, exact)
+    if e1 is None or e2 is None:
+        return None
+    end = 0 if conjunction else 1  # the end: lo (index 0) = -1, or hi (index 1) = 0
+    if e1.bounds()[end] != end - 1 or e2.bounds()[end] != end - 1:
+        return None
+    total = e1 + e2
+    r = _normal_lt(total.plus(1) if conjunction else total, exact)
+    return r if r is not None and _weight(r) < _weight(u) else None
+
+
+def complemented_parities(d: LinearForm) -> LinearForm:
+    """d with each atom `(y + c) % 2`, c odd, read as `1 - y % 2` (y its numerator's form without the
+    constant, written back; an atom whose y cannot be written stays). Equal at every input under
+    either int semantics: a term computes its form modulo 2**32 (an even modulus), so its parity is
+    the exact form's, and the written y computes no value outside int32 (`LinearForm.write`)."""
+    out = d
+    for a, c in d.terms:
+        if a.op is not Ops.FLOORMOD or a.src[1].op is not Ops.CONST or a.src[1].arg != 2:
+            continue
+        num = LinearForm.of(a.src[0])
+        if num is None or num.const % 2 == 0 or not num.terms:
+            continue
+        y = num.without_const().write()
+        if y is None:
+            continue
+        out = out - LinearForm.atom(a, c) + LinearForm.atom(y % 2, -c).plus(c)
+    return out
+
+
+def _negative_test(c: UOp, exact: bool) -> LinearForm | None:
+    """e with c equal to `e < 0`, for an i32 comparison `a < b` (e = a - b) or its negation
+    `(a < b) != true` (e = b - a - 1), both sides exact (difference)."""
+    negated = c.op is Ops.CMPNE and _is_true(c.src[1]) and c.src[0].dtype is dtypes.bool
+    inner = c.src[0] if negated else c
+    if inner.op is not Ops.CMPLT:
+        return None
+    d = difference(inner, exact)
+    if d is None:
+        return None
+    d = complemented_parities(d)
+    return d.scaled(-1).plus(-1) if negated else d
+
+
+def _is_false(u: UOp) -> bool:
+    return u.op is Ops.CONST and u.dtype is dtypes.bool and u.arg is False
 
 
 def fold_max(u: UOp) -> UOp | None:

@@ -253,19 +253,27 @@ def _one_period(
 
 def _residues(known: dict[UOp, bool]) -> list[tuple[LinearForm, int, int]]:
     """(L, c, v) for each remainder `L % c` (c >= 2 a constant, L's form fitting int32) that the
-    known comparisons pin to one value v: `L % c < 1` true (v = 0), `L % c < c - 1` false
-    (v = c - 1), `L % c != v` false. L's value is then congruent to v modulo c."""
+    known comparisons pin to one value v: `L % c < 1` true or `0 < L % c` false (v = 0),
+    `L % c < c - 1` false or `c - 2 < L % c` true (v = c - 1), `L % c != v` false. L's value is then
+    congruent to v modulo c."""
     out = []
     for cmp, value in known.items():
         if cmp.op not in (Ops.CMPLT, Ops.CMPNE) or cmp.shape:
             continue
         m, k = cmp.src
-        if m.op is not Ops.FLOORMOD or k.op is not Ops.CONST or not is_index(m) or not _total(m):
+        if cmp.op is Ops.CMPLT and k.op is Ops.FLOORMOD and m.op is Ops.CONST:
+            # `j < L % c` is `!(L % c < j + 1)`: the remainder on the left, the fact negated
+            m, bound, value = k, m.arg + 1, not value
+        elif k.op is Ops.CONST:
+            bound = k.arg
+        else:
+            continue
+        if m.op is not Ops.FLOORMOD or not is_index(m) or not _total(m):
             continue
         divisor = m.src[1]
         if divisor.op is not Ops.CONST or divisor.arg < 2:
             continue
-        c, k = divisor.arg, k.arg
+        c, k = divisor.arg, bound
         lf = LinearForm.of(m.src[0])
         if lf is None or lf.is_constant or not lf.fits():
             continue

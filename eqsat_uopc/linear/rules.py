@@ -24,7 +24,7 @@ from eqsat_uopc.greedy.upat import UPat
 from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.linear.compare import fold_compare, fold_max
+from eqsat_uopc.linear.compare import fold_compare, fold_conjunction, fold_max
 from eqsat_uopc.linear.conditions import BOOL_OPS, fold_bool, fold_where
 from eqsat_uopc.linear.divmod import fold_divmod
 from eqsat_uopc.linear.sums import fold_sum
@@ -57,6 +57,11 @@ def _algebra(exact: bool) -> PatternMatcher:
                 python_rules.SUM_FOLD.local_name,
             ),
             Rule(UPat(Ops.WHERE, name="u"), fold_where, python_rules.WHERE_ASSUME.local_name),
+            Rule(
+                UPat(Ops.WHERE, dtype=dtypes.bool, name="u"),
+                lambda u: fold_conjunction(u, exact),
+                python_rules.COMPARE_FOLD.local_name,
+            ),
             Rule(UPat(BOOL_OPS, dtype=dtypes.bool, name="u"), fold_bool, python_rules.TRUTH_TABLE.local_name),
         ]
     )

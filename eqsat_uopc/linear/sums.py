@@ -6,6 +6,8 @@
   b's own numerator further (`(x // 4) % 2` and `x // 8`, since `x // 8 = (x // 4) // 2`):
   `l + (g // 8)*24 + (g % 8)*3` is `l + g*3`.
 - Partly: `m*(b % c) + (m*c)*((b // c) % e)` is `m*(b % (c*e))` (e > 0).
+- A remainder beside its quotient with any other coefficient k: `m*(b % c) + k*(b // c)` is
+  `m*b + (k - m*c)*(b // c)` (b % c is b - c*(b // c)): the remainder goes, the quotient stays.
 - A multiple of another sum: among a set of terms (one kernel's index expressions), a sum T whose
   form is c times the form of another sum M, plus the rest R, is `M*c + R` (`g*33 + (l + r)*11`
   is `(g*3 + l + r)*11` where a mask computes `g*3 + l + r`): `shared_multiples` pairs them, and
@@ -13,6 +15,16 @@
   M must compute its form exactly (its form fits int32 and no addition or product of it leaves
   int32 on the way) and `M*c + R` may compute no value outside int32 (the interval analysis bounds
   M*c and the sum, and R is written by `LinearForm.write`).
+
+- A common part of two sums: two sums of a set whose coefficients on some atoms (two or more) are
+  multiples of one sum F of those atoms, `15*b + 5*c + ...` and `66*b + 22*c + ...` of `F = 3*b + c`,
+  are `F*5 + ...` and `F*22 + ...`: `shared_subforms` pairs each with its spelling over F, which
+  extraction, with DAG cost, takes where computing F once pays (max_pool_dilation's two indices).
+- Offsets of one sum: among a set of terms, sums whose forms differ only in their constants
+  (`L - 22`, `L - 21`, ..., `L - 12`, where nothing computes L itself) are each the one with the
+  least constant plus the difference (`(L - 22) + 1`): `shared_offsets` pairs them, and extraction
+  takes them where that leaves L read by one sum only, which a fused multiply-add then computes
+  with the constant as its addend.
 
 Combining like terms is ring arithmetic, exact under wraparound whatever the values; a recombination
 needs the exact values of the terms it compares (`b` and the quotient's numerator fit int32), as
@@ -25,6 +37,7 @@ recombined or it is smaller. Each fold is proved as a schema in int32 arithmetic
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
@@ -32,7 +45,7 @@ from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.linear.form import LinearForm, atom_bounds, exact_sum, fits_i32, is_index
 
-__all__ = ["fold_sum", "shared_multiples"]
+__all__ = ["fold_sum", "shared_multiples", "shared_offsets", "shared_subforms"]
 
 
 def fold_sum(u: UOp, exact: bool = False) -> UOp | None:
@@ -101,6 +114,30 @@ def _recombine_once(lf: LinearForm, exact: bool) -> LinearForm | None:
             joined = _partial(lbase, q, div, m, exact)
             if joined is not None:
                 return rest + joined
+    return _remainder_through_quotient(lf, exact)
+
+
+def _remainder_through_quotient(lf: LinearForm, exact: bool) -> LinearForm | None:
+    """m*(b % c) + k*q with q = (b - t) // c (t a multiple of c) and k any coefficient (k = m*c is
+    `_full`'s) as m*b - m*t + (k - m*c)*q: b % c is b - c*(b // c) and (b - t) // c = b // c - t/c,
+    so the remainder goes and the quotient stays (`63*((x + 3) % 5) + (x + 3) // 5` is
+    `63*x + 189 - 314*((x + 3) // 5)`)."""
+    for mod_atom, m in lf.terms:
+        div = _const_divisor(mod_atom, Ops.FLOORMOD)
+        if div is None:
+            continue
+        base = mod_atom.src[0]
+        lbase = LinearForm.of(base)
+        if lbase is None:
+            continue
+        for q, k in lf.terms:
+            if q is mod_atom or _const_divisor(q, Ops.FLOORDIV) != div:
+                continue
+            t = _offset(lbase, LinearForm.of(q.src[0]), exact)
+            if t is None or t % div:
+                continue
+            rest = lf - LinearForm.atom(mod_atom, m) - LinearForm.atom(q, k)
+            return rest + lbase.scaled(m).plus(-m * t) + LinearForm.atom(q, k - m * div)
     return None
 
 
@@ -190,3 +227,119 @@ def _multiple_plus_rest(m: UOp, c: int, rest: LinearForm) -> UOp | None:
         if lo <= I32_MIN or hi >= I32_MAX:
             return None
     return out
+
+
+def shared_offsets(terms: Iterable[UOp]) -> list[tuple[UOp, UOp]]:
+    """Pairs (a sum T among `terms`, `B + (T.const - B.const)`) for each sum B among them with the
+    same terms and coefficients as T and the least constant of all such sums (module docstring).
+    Sound under either int semantics: T's and B's values are their forms' (`exact_sum`), so T is B
+    plus the difference of their constants exactly, an int32 since T's value is one. In the order
+    of `terms`."""
+    groups: dict[LinearForm, list[tuple[UOp, int]]] = {}
+    for u in dict.fromkeys(terms):
+        if (f := exact_sum(u)) is not None and f.terms:
+            groups.setdefault(f.without_const(), []).append((u, f.const))
+    pairs: list[tuple[UOp, UOp]] = []
+    for members in groups.values():
+        if len({c for _, c in members}) < 2:
+            continue
+        base, least = min(members, key=lambda m: m[1])
+        for t, c in members:
+            if c != least and fits_i32(c - least, c - least):
+                pairs.append((t, base + (c - least)))
+    return pairs
+
+
+_MAX_SUBFORM_SUMS = 256  # distinct sums (up to their constants) whose pairs shared_subforms compares, at most
+
+
+def shared_subforms(terms: Iterable[UOp]) -> list[tuple[UOp, UOp]]:
+    """Pairs (a sum T among `terms`, `F1*c1 + F2*c2 + ... + R`) where each F_j is a common part of T
+    and another sum U among them (module docstring): atoms both have, two or more, on which T's
+    coefficients are c times F's and U's d times F's (F's coefficients without a common factor, its
+    first positive); a sum's parts are taken largest first, disjoint. Sound under either int
+    semantics: T's value is its form's (`exact_sum`), each F is written exactly (`LinearForm.write`),
+    R too, and the interval analysis bounds each F*c and each partial sum within int32. In the order
+    of `terms`."""
+    sums: dict[LinearForm, list[UOp]] = {}
+    for u in dict.fromkeys(terms):
+        if (f := exact_sum(u)) is not None and len(f.terms) >= 2:
+            sums.setdefault(f.without_const(), []).append(u)
+    forms = list(sums)[:_MAX_SUBFORM_SUMS]
+    inside = {f: {n for u in sums[f] for n in u.toposort()} for f in forms}
+    parts: dict[LinearForm, dict[LinearForm, int]] = {}  # sum (no constant) -> F -> c
+    for i, ft in enumerate(forms):
+        for fu in forms[i + 1 :]:
+            if any(u in inside[ft] for u in sums[fu]) or any(t in inside[fu] for t in sums[ft]):
+                continue  # one sum inside the other: its part is the inner sum, shared_multiples' case
+            for part, ct, cu in _common_parts(ft, fu):
+                parts.setdefault(ft, {}).setdefault(part, ct)
+                parts.setdefault(fu, {}).setdefault(part, cu)
+    pairs: list[tuple[UOp, UOp]] = []
+    for form, by_part in parts.items():
+        chosen: list[tuple[UOp, LinearForm, int]] = []
+        used: set[UOp] = set()
+        for part, c in sorted(by_part.items(), key=lambda pc: -len(pc[0].terms)):  # stable: larger first
+            atoms = {a for a, _ in part.terms}
+            f = None if atoms & used else part.write()
+            if f is not None:
+                chosen.append((f, part, c))
+                used |= atoms
+        for t in sums[form]:
+            written = _over_parts(LinearForm.of(t), chosen)
+            if written is not None and written is not t:
+                pairs.append((t, written))
+    return pairs
+
+
+def _common_parts(ft: LinearForm, fu: LinearForm) -> list[tuple[LinearForm, int, int]]:
+    """Each (F, c, d) with ft's coefficients c*F's and fu's d*F's on the atoms of F, for each largest
+    set of their common atoms with one ratio of coefficients (two atoms or more, and not all of both:
+    then one is a multiple of the other, shared_multiples' case; not the same terms in both)."""
+    cu = dict(fu.terms)
+    groups: dict[tuple[int, int], list[tuple[UOp, int]]] = {}
+    for a, k in ft.terms:
+        if a in cu:
+            g = math.gcd(k, cu[a])
+            ratio = (k // g, cu[a] // g) if k > 0 else (-k // g, -cu[a] // g)
+            groups.setdefault(ratio, []).append((a, k))
+    out = []
+    for group in groups.values():
+        if len(group) < 2 or len(group) == len(ft.terms) == len(fu.terms):
+            continue
+        g_t = math.gcd(*(k for _, k in group)) * (1 if group[0][1] > 0 else -1)
+        part = LinearForm(tuple((a, k // g_t) for a, k in group), 0)
+        d = cu[group[0][0]] // part.terms[0][1]
+        if g_t == d == 1:
+            continue  # the same terms in both (a sum inside the other): a re-association, the rules' work
+        if all(cu[a] == d * k for a, k in part.terms):
+            out.append((part, g_t, d))
+    return out
+
+
+def _over_parts(full: LinearForm, chosen: list[tuple[UOp, LinearForm, int]]) -> UOp | None:
+    """full written as `F1*c1 + F2*c2 + ... + R` over the chosen parts (F_j written, c_j), or None
+    when none is chosen or a product or partial sum may leave int32 (the interval analysis)."""
+    out, rest = None, full
+    for f, part, c in chosen:
+        if not fits_i32(c, c):
+            return None
+        term = f if c == 1 else f * c
+        rest = rest - part.scaled(c)
+        out = term if out is None else out + term
+        if not (_within(term) and _within(out)):
+            return None
+    if out is None:
+        return None
+    if rest.terms or rest.const:
+        r = rest.write()
+        if r is None:
+            return None
+        out = out + r
+    return out if _within(out) else None
+
+
+def _within(u: UOp) -> bool:
+    """Does the interval analysis bound u strictly within int32 (no wrap anywhere on the way)?"""
+    lo, hi = atom_bounds(u)
+    return lo > I32_MIN and hi < I32_MAX

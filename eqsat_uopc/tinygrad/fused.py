@@ -12,6 +12,21 @@ fewest any association of those terms can take (each of the n - 1 additions fuse
 product). A sum's terms are read through the additions that only it uses; an addition another
 expression also uses is a term (it is computed once, shared, whatever this sum does).
 
+The same holds of a comparison: `0 < (y*3 + x)*10` makes tinygrad compute the product `(y*3 + x)*10`
+on its own, which the sum that reads it had fused, where `0 < y*3 + x` reads the multiplicand that is
+computed anyway; the cost model, pricing each node once, sees the two as one price. So
+`unscaled_comparisons` writes each comparison of a constant with a product by a constant c >= 2 as
+the index algebra's compare fold does (`fold_compare`: the gcd of the difference divided out), when
+that reads the multiplicand instead.
+
+Sums that differ only in their constants (`L - 22`, ..., `L - 12`, nothing computing L itself) cost
+an addition each and one more for L, which its products cannot fuse into once it is shared: written
+as offsets of the one with the least constant (`(L - 22) + 1`, `linear.shared_offsets`), L is read by
+that one sum only and fuses with its constant. Whether that pays depends on the rest of the kernel,
+so `offset_sums` is one spelling the simplifier counts against the other. So is `common_part_sums`:
+two sums over their common part (`15*b + 5*c + a` and `66*b + 22*c + 2*a` as `F*5 + a` and
+`F*22 + 2*a`, `F = 3*b + c`, `linear.shared_subforms`), which pays where F is computed once for both.
+
 Re-association changes no value under wrap (int32 addition is associative); under no_overflow a
 partial sum of the new order could overflow where the old one's did not, so a sum is re-spelled only
 when the interval analysis bounds every new partial sum within int32, and the simplifier proves
@@ -32,9 +47,10 @@ from collections.abc import Callable, Sequence
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN, dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.linear import LinearForm, fold_compare, shared_offsets, shared_subforms
 from eqsat_uopc.semantics.intervals import bounds
 
-__all__ = ["fused_sums"]
+__all__ = ["common_part_sums", "fused_sums", "offset_sums", "unscaled_comparisons"]
 
 
 def fused_sums(programs: Sequence[UOp]) -> list[UOp]:
@@ -107,3 +123,53 @@ def _chain(terms: list[UOp]) -> UOp | None:
         if lo <= I32_MIN or hi >= I32_MAX:
             return None
     return acc
+
+
+def unscaled_comparisons(programs: Sequence[UOp]) -> list[UOp]:
+    """The programs with each comparison of a constant and a product `m*c` (c >= 2 a constant) written
+    by the compare fold when the result reads m itself (module docstring); the same UOp when none is."""
+    mapping: dict[UOp, UOp] = {}
+    for n in dict.fromkeys(n for p in programs for n in p.toposort()):
+        if n.op not in (Ops.CMPLT, Ops.CMPNE) or n.shape or n.src[0].dtype is not dtypes.i32:
+            continue
+        products = [s for s in n.src if s.op is Ops.MUL and s.src[1].op is Ops.CONST and s.src[1].arg >= 2]
+        if len(products) != 1 or not any(s.op is Ops.CONST for s in n.src):
+            continue
+        folded = fold_compare(n)
+        multiplicand = products[0].src[0]
+        if folded is not None and folded.op is n.op and multiplicand in folded.src:
+            mapping[n] = folded
+    if not mapping:
+        return list(programs)
+    return [p.substitute(mapping) for p in programs]
+
+
+def offset_sums(programs: Sequence[UOp]) -> list[UOp]:
+    """The programs with every sum that another sum of theirs differs from only in its constant
+    written as the one with the least constant plus the difference (linear.shared_offsets; module
+    docstring); the same UOps when there is none."""
+    nodes = dict.fromkeys(n for p in programs for n in p.toposort())
+    # a sum inside the base (L itself, under L - 22) stays: the base is written over it
+    mapping = {t: b for t, b in shared_offsets(nodes) if t not in b.src[0].toposort()}
+    if not mapping:
+        return list(programs)
+    return [p.substitute(mapping) for p in programs]
+
+
+def common_part_sums(programs: Sequence[UOp]) -> list[UOp]:
+    """The programs with every sum that has a common part with another sum of theirs written over
+    it (linear.shared_subforms; module docstring), the outermost such sum of each expression; the
+    same UOps when there is none."""
+    nodes = dict.fromkeys(n for p in programs for n in p.toposort())
+    spelled = dict(shared_subforms(nodes))
+
+    def offset_of_another(t: UOp) -> bool:  # `T + 2` keeps reading T, written over the part itself
+        form = LinearForm.of(t).without_const()
+        return any(
+            n is not t and n in spelled and LinearForm.of(n).without_const() == form for n in t.toposort()
+        )
+
+    mapping = {t: w for t, w in spelled.items() if not offset_of_another(t)}
+    if not mapping:
+        return list(programs)
+    return [p.substitute(mapping) for p in programs]

@@ -66,7 +66,7 @@ from eqsat_uopc.saturation import HOOKS, Additions, Hook, RunSetup, SaturationCo
 from eqsat_uopc.semantics.intervals import bounds
 from eqsat_uopc.tinygrad.bridge import tinygrad_ops
 from eqsat_uopc.tinygrad.cost import TINYGRAD_OPS
-from eqsat_uopc.tinygrad.fused import fused_sums
+from eqsat_uopc.tinygrad.fused import common_part_sums, fused_sums, offset_sums, unscaled_comparisons
 from eqsat_uopc.tinygrad.kernel import KernelExpressions, kernel_expressions, lowered_int_ops
 from eqsat_uopc.verify import prove_equivalent
 
@@ -234,8 +234,7 @@ def _simplify(sink: Any, renderer: Any, settings: SimplifierSettings, report: Ke
         if settings.per_expression
         else _whole(programs, settings, report)
     )
-    if _fuses_multiply_add(renderer):
-        chosen = fused_sums(chosen)
+    chosen = _spelled(ke, chosen, renderer)
     report.saturate_seconds = time.perf_counter() - t
     changed = [k for k, (p, q) in enumerate(zip(ke.programs, chosen, strict=True)) if p is not q]
     if not changed:
@@ -264,6 +263,34 @@ def _simplify(sink: Any, renderer: Any, settings: SimplifierSettings, report: Ke
     report.ops, report.changed, report.replaced, report.outcome = ops, len(proved), True, "smaller"
     masked = [k for k in proved if ke.programs[k] is not programs[k]]  # equal under their gates only
     return ke.substitute(sink, replacements, masked)
+
+
+def _spelled(ke: KernelExpressions, chosen: list[UOp], renderer: Any) -> list[UOp]:
+    """The chosen expressions in the spelling tinygrad counts the fewest ops for, of: as extracted;
+    sums that differ only in their constants as offsets of one (fused.offset_sums); sums over their
+    common parts (fused.common_part_sums); both. For a renderer with a fused multiply-add, each is
+    first spelled for it (comparisons of multiples reading the multiplicand, sums re-associated).
+    The extraction's cost model prices each node once and cannot see what these change: which
+    products fuse, which sums another still reads."""
+    fused = _fuses_multiply_add(renderer)
+    offsets = offset_sums(chosen)
+    alternatives = [chosen, offsets, common_part_sums(chosen), common_part_sums(offsets)]
+    spellings: list[list[UOp]] = []
+    for programs in alternatives:
+        spelled = fused_sums(unscaled_comparisons(programs)) if fused else list(programs)
+        if spelled not in spellings:
+            spellings.append(spelled)
+    if len(spellings) == 1:
+        return spellings[0]
+
+    def ops(programs: list[UOp]) -> int:
+        changed = [k for k, (p, q) in enumerate(zip(ke.programs, programs, strict=True)) if p is not q]
+        nodes = list(ke.roots)
+        for k, node in zip(changed, ke.rebuild([programs[k] for k in changed]), strict=True):
+            nodes[k] = node
+        return lowered_int_ops(nodes, renderer)
+
+    return min(spellings, key=ops)  # the first of the fewest
 
 
 def _fuses_multiply_add(renderer: Any) -> bool:

@@ -229,6 +229,69 @@ def _draw_zero_test(kind: str):
     return draw
 
 
+# -- complemented_parities: (y + k) % 2 with k odd is 1 - y % 2
+
+
+def _complemented_parity(q: Question) -> Claim:
+    """The atom `(p*a + r*b + k) % 2` read as `1 - (p*a + r*b) % 2` when k is odd, the numerator
+    without its constant written back (LinearForm.write)."""
+    a, b = q.atom("a"), q.atom("b")
+    num = Form(((q.param("p"), a), (q.param("r"), b)), q.constant("k"))
+    q.guard(q.floormod(num.const, 2) == 1)
+    y = q.written(Form(num.terms, 0))
+    parity = q.mod(y, 2)
+    return q.mod(q.read(num), 2), Value(1 - parity.value, parity.defined)
+
+
+def _draw_parity(rng: random.Random) -> dict[str, int]:
+    return {"p": draw_constant(rng), "r": rng.choice((0, 1, -1, 2, 3, 2**16, 2**30, I32_MAX, I32_MIN))}
+
+
+# -- fold_conjunction: c1 && c2 (c1 || c2) of comparisons at an end of their ranges
+
+
+def _packed(conjunction: bool):
+    """`c1 && c2` (or `c1 || c2`), c_i the comparison `A_i < B_i` or its negation `(A_i < B_i) !=
+    true`, A_1 = p1*a + r1*b + k1, A_2 = p2*b + r2*e + k2 (they share b), B_i a constant; e_i = A_i -
+    B_i (or B_i - A_i - 1 negated), so that c_i is `e_i < 0`; with e1's and e2's least values -1 (&&)
+    or greatest values 0 (||) -> the comparison `e1 + e2 + 1 < 0` (&&) or `e1 + e2 < 0` (||) of
+    their exact sum, which _normal_lt then writes (its spelling is `lt-normal`'s schema)."""
+
+    def build(q: Question) -> Claim:
+        a, b, e = q.atom("a"), q.atom("b"), q.atom("e")
+        values, forms = [], []
+        for i, (x, y) in enumerate(((a, b), (b, e)), start=1):
+            side = Form(((q.param(f"p{i}"), x), (q.param(f"r{i}"), y)), q.constant(f"k{i}"))
+            bound = q.constant(f"B{i}")
+            if q.wrap:
+                q.guard(q.fits(side))
+            read = q.read(side)
+            negated = bool(q.param(f"n{i}"))
+            lt = read.value < bound
+            values.append(Value(z3.Not(lt) if negated else lt, read.defined))
+            d = side.plus(-bound)
+            forms.append(d.scaled(-1).plus(-1) if negated else d)
+        (e1, e2), (v1, v2) = forms, values
+        end = 0 if conjunction else 1
+        q.guard(q.bounds(e1)[end] == end - 1, q.bounds(e2)[end] == end - 1)
+        total = q.exact(e1 + e2) + (1 if conjunction else 0)
+        if conjunction:
+            value = z3.If(v1.value, v2.value, False)
+        else:
+            value = z3.If(v1.value, True, v2.value)
+        return Value(value, z3.And(_b(v1.defined), _b(v2.defined))), Value(total < 0)
+
+    return build
+
+
+def _draw_packed(rng: random.Random) -> dict[str, int]:
+    def coefficient() -> int:
+        return rng.choice((0, 1, -1, 2, -2, 3, 2**16, 2**30, -(2**30), I32_MAX, I32_MIN))
+
+    out = {f"{x}{i}": coefficient() for i in (1, 2) for x in "pr"}
+    return out | {"n1": rng.choice((0, 1)), "n2": rng.choice((0, 1))}
+
+
 # -- fold_max: max(a, b) -> a when a's bounds lie at or above b's
 
 
@@ -313,6 +376,32 @@ COMPARE_SCHEMAS: tuple[Schema, ...] = (
         "A, B and g fit int32; the atoms' lower bounds >= 0",
         _zero_test_shared("ne"),
         _draw_zero_test("ne"),
+    ),
+    Schema(
+        CMP,
+        f"{CMP}/complemented-parity",
+        "(y + k) % 2 -> 1 - y % 2   k odd, y the numerator's terms written back (an atom of a comparison)",
+        "y writable",
+        _complemented_parity,
+        _draw_parity,
+    ),
+    Schema(
+        CMP,
+        f"{CMP}/conjunction",
+        "where(c1, c2, false) -> e1 + e2 + 1 < 0   c_i is e_i < 0 (A_i < B_i or its negation), the "
+        "least value of e1 and of e2 -1 (then c_i is e_i == -1)",
+        "the comparisons' sides fit int32 (wrap); the least values read from the atoms' bounds",
+        _packed(True),
+        _draw_packed,
+    ),
+    Schema(
+        CMP,
+        f"{CMP}/disjunction",
+        "where(c1, true, c2) -> e1 + e2 < 0   c_i is e_i < 0, the greatest value of e1 and of e2 0 "
+        "(then !c_i is e_i == 0)",
+        "the comparisons' sides fit int32 (wrap); the greatest values read from the atoms' bounds",
+        _packed(False),
+        _draw_packed,
     ),
     Schema(
         MAX_BOUNDS.name,

@@ -152,7 +152,8 @@ def _one_period(mod: bool, shifted: bool):
 
 def _pinned_remainder(q: Question, lf: Form, c: int) -> Any:
     """The remainder v that the fact pins (_residues): `L % c < 1` true (v = 0), `L % c < c - 1`
-    false (v = c - 1), `L % c != k` false (v = k); the fact is a hypothesis (inside the branch)."""
+    false (v = c - 1), `L % c != k` false (v = k), `c - 2 < L % c` true (v = c - 1), `0 < L % c`
+    false (v = 0); the fact is a hypothesis (inside the branch)."""
     q.guard(q.fits(lf))  # _residues: L's value is its form's
     m = q.mod(q.read(lf), c)
     q.input_defined.append(_b(m.defined))
@@ -163,6 +164,12 @@ def _pinned_remainder(q: Question, lf: Form, c: int) -> Any:
     if how == 1:
         q.hypotheses.append(z3.Not(m.value < c - 1))
         return c - 1
+    if how == 3:
+        q.hypotheses.append(c - 2 < m.value)
+        return c - 1
+    if how == 4:
+        q.hypotheses.append(z3.Not(m.value > 0))
+        return 0
     k = q.param("k")
     q.hypotheses.append(m.value == k)
     return k
@@ -232,6 +239,11 @@ def _and_implied(q: Question) -> Claim:
     q.inputs.update(c=c, t=t)
     q.hypotheses.append(z3.Implies(t, c))
     return Value(z3.If(c, t, False)), Value(t)
+
+
+def _draw_residue_left(rng: random.Random) -> dict[str, int]:
+    """A draw of _draw_residue with a fact written `j < L % c` (how 3: true, how 4: false)."""
+    return _draw_residue(rng) | {"how": rng.choice((3, 4))}
 
 
 def _draw_residue(rng: random.Random) -> dict[str, int]:
@@ -345,6 +357,21 @@ CONDITION_SCHEMAS: tuple[Schema, ...] = (
             "L's and x's forms fit int32; k >= 2" + extra,
             _same_residue(mod),
             _draw_residue,
+        )
+        for name, text, mod, extra in (
+            ("same-residue-div", "x // k -> (x - x.const) // k + shift", False, "; x.const != 0"),
+            ("same-residue-mod", "x % k -> (v - L.const + x.const) mod k", True, ""),
+        )
+    ),
+    *(
+        Schema(
+            WHERE_ASSUME.name,
+            f"{WHERE_ASSUME.name}/{name}-left",
+            f"{text}   inside where(c, ...) where c pins L % k to v with the remainder on the right "
+            "(`k - 2 < L % k` true, `0 < L % k` false), x = L + const",
+            "L's and x's forms fit int32; k >= 2" + extra,
+            _same_residue(mod),
+            _draw_residue_left,
         )
         for name, text, mod, extra in (
             ("same-residue-div", "x // k -> (x - x.const) // k + shift", False, "; x.const != 0"),

@@ -75,6 +75,34 @@ def _draw_full(rng: random.Random) -> dict[str, int] | None:
     return {"c": c, "m": m, "w": w, "f": f}
 
 
+def _remainder_through_quotient(q: Question) -> Claim:
+    # m*(base % c) + k*((base - t) // c) + r -> m*base - m*t + (k - m*c)*((base - t) // c) + r
+    a, r = q.atom("a"), q.atom("r")
+    f, c, m, w, k = q.param("f"), q.param("c"), q.param("m"), q.param("w"), q.param("k")
+    kb = q.constant("kb")
+    base = Form(((f, a),), kb)
+    t = c * w
+    numerator = base.plus(-t)
+    if t != 0 and q.wrap:
+        q.guard(q.fits(base), q.fits(numerator))  # _offset: both exact unless one term
+    rem = q.bounded("rem", q.mod(q.read(base), c))
+    quo = q.bounded("quo", q.div(q.read(numerator), c))
+    kr = q.constant("kr")
+    lx = Form(((m, rem), (k, quo), (1, r)), kr)
+    out = Form(((m * f, a), (k - m * c, quo), (1, r)), m * kb - m * t + kr)
+    return q.read(lx), _writes(q, out)
+
+
+def _draw_through_quotient(rng: random.Random) -> dict[str, int] | None:
+    out = _draw_full(rng)
+    if out is None:
+        return None
+    k = rng.choice((1, -1, 2, 5, -314, 2**16, 2**30, I32_MAX, I32_MIN))
+    if not I32_MIN <= k - out["m"] * out["c"] <= I32_MAX:
+        return None
+    return out | {"k": k}
+
+
 def _recombine_partial(q: Question) -> Claim:
     # m*(base % div) + (m*div)*(((base - t) // div) % e) -> m*((base - t) % (div*e))
     a = q.atom("a")
@@ -133,6 +161,72 @@ def _draw_multiple(rng: random.Random) -> dict[str, int] | None:
     return out
 
 
+def _shared_subform(q: Question) -> Claim:
+    # T = (c*fa)*a + (c*fb)*b [+ (e*ga)*g + (e*gb)*h] + tz*z + kT -> F*c [+ G*e] + R, F = fa*a + fb*b
+    # and G = ga*g + gb*h written (common parts of T and other sums, shared_subforms), R = tz*z + kT
+    # written; T fits int32 (exact_sum), the interval analysis bounds each product and partial sum
+    # within int32
+    a, b, z = q.atom("a"), q.atom("b"), q.atom("z")
+    fa, fb, c, tz = q.param("fa"), q.param("fb"), q.param("c"), q.param("tz")
+    parts = [(Form(((fa, a), (fb, b)), 0), c)]
+    if q.param("two"):
+        g, h = q.atom("g"), q.atom("h")
+        parts.append((Form(((q.param("ga"), g), (q.param("gb"), h)), 0), q.param("e")))
+    terms = tuple((k * m, x) for part, m in parts for k, x in part.terms) + (((tz, z),) if tz else ())
+    t = Form(terms, q.constant("kT"))
+    q.guard(q.fits(t))
+    tlo, thi = q.bounds(t)
+    q.guard(tlo > I32_MIN, thi < I32_MAX)
+    out, covered = None, Form((), 0)
+    for part, m in parts:
+        f = q.written(part)
+        lo, hi = q.bounds(part.scaled(m))
+        q.guard(lo > I32_MIN, hi < I32_MAX)
+        term = f if m == 1 else q.mul(f, m)
+        covered = covered + part.scaled(m)
+        if out is not None:
+            plo, phi = q.bounds(covered)
+            q.guard(plo > I32_MIN, phi < I32_MAX)
+        out = term if out is None else q.add(out, term)
+    rest = Form(((tz, z),) if tz else (), t.const)
+    if not rest.terms:
+        q.guard(q.in_int32(rest.const))
+    written = q.written(rest) if rest.terms else q.constant_value(rest.const)
+    return q.read(t), q.add(out, written)
+
+
+def _draw_subform(rng: random.Random) -> dict[str, int] | None:
+    def small() -> int:
+        return rng.choice((1, -1, 2, 3, -4, 11, 2**16, 2**30, 2**31 - 1, -(2**31)))
+
+    out = {"fa": rng.choice((1, 2, 3, 2**16)), "fb": small(), "c": rng.choice((1, 2, -2, 5, 22, -(2**16)))}
+    out["tz"] = rng.choice((0, small()))
+    out |= {"two": rng.choice((0, 1)), "ga": rng.choice((1, 3)), "gb": small(), "e": rng.choice((1, 90, -10))}
+    if not all(I32_MIN <= out["c"] * out[k] <= I32_MAX for k in ("fa", "fb")):
+        return None
+    if not all(I32_MIN <= out["e"] * out[k] <= I32_MAX for k in ("ga", "gb")):
+        return None
+    return out
+
+
+def _shared_offset(q: Question) -> Claim:
+    # T = p*a + r*b + kT, B = p*a + r*b + kB another term of the kernel -> B + (kT - kB); T and B
+    # compute their forms exactly (exact_sum: their forms fit int32), the difference an int32
+    a, b = q.atom("a"), q.atom("b")
+    p, r = q.param("p"), q.param("r")
+    t = Form(((p, a), (r, b)), q.constant("kT"))
+    base = Form(((p, a), (r, b)), q.constant("kB"))
+    q.guard(q.fits(t), q.fits(base), q.in_int32(t.const - base.const))
+    return q.read(t), q.add(q.read(base), q.constant_value(t.const - base.const))
+
+
+def _draw_offset(rng: random.Random) -> dict[str, int]:
+    def coefficient() -> int:
+        return rng.choice((1, -1, 2, 11, 99, 2**16, 2**30, 2**31 - 1, -(2**31)))
+
+    return {"p": coefficient(), "r": rng.choice((0, coefficient()))}
+
+
 SUM_SCHEMAS: tuple[Schema, ...] = (
     Schema(
         SUM,
@@ -152,6 +246,14 @@ SUM_SCHEMAS: tuple[Schema, ...] = (
     ),
     Schema(
         SUM,
+        f"{SUM}/remainder-through-quotient",
+        "m*(b % c) + k*((b - t) // c) -> m*b - m*t + (k - m*c)*((b - t) // c)   t a multiple of c",
+        "b and b - t fit int32 (wrap) unless they are one term; the written sum as like-terms",
+        _remainder_through_quotient,
+        _draw_through_quotient,
+    ),
+    Schema(
+        SUM,
         f"{SUM}/recombine-partial",
         "m*(b % c) + (m*c)*(((b - t) // c) % e) -> m*((b - t) % (c*e))",
         "c*e an int32; b and b - t fit int32 (wrap) unless they are one term",
@@ -165,5 +267,22 @@ SUM_SCHEMAS: tuple[Schema, ...] = (
         "T and M fit int32; M*c and T bounded within int32; R writable (a constant R an int32)",
         _shared_multiple,
         _draw_multiple,
+    ),
+    Schema(
+        SUM,
+        f"{SUM}/shared-subform",
+        "(c*fa)*a + (c*fb)*b [+ (e*ga)*g + (e*gb)*h] + R -> F*c [+ G*e] + R   F, G common parts of T and "
+        "other sums (shared_subforms)",
+        "T fits int32; F, G writable; each product and partial sum bounded within int32; R writable",
+        _shared_subform,
+        _draw_subform,
+    ),
+    Schema(
+        SUM,
+        f"{SUM}/shared-offset",
+        "p*a + r*b + kT -> B + (kT - kB)   B = p*a + r*b + kB another term (shared_offsets)",
+        "T and B fit int32; kT - kB an int32",
+        _shared_offset,
+        _draw_offset,
     ),
 )
