@@ -75,7 +75,7 @@ def test_generate_is_deterministic_per_seed_index_and_template():
 
 def test_every_template_is_drawn_in_order_and_names_its_family():
     names = template_names()
-    assert len(names) == len(TEMPLATES) == 47
+    assert len(names) == len(TEMPLATES) == 49
     assert [generate(0, i).template for i in range(len(names))] == list(names)
     assert set(families()) == {
         "linear/divmod",

@@ -104,3 +104,36 @@ def _max_bounds(d: EdgeDraw) -> UOp:
         b = d.plus_const(d.some_input(), d.const())
     out = a.maximum(b) if d.chance(0.5) else b.maximum(a)
     return d.plus_const(out, d.const()) if d.chance(0.3) else out
+
+
+def _at_an_end(d: EdgeDraw) -> UOp:
+    """A comparison of a term with a constant at or near an end of the term's range: a parity, a
+    remainder, an input of any bounds, an odd offset's parity (tinygrad's `(y + 1) % 2 < 1`)."""
+    x = d.input()
+    shape = d.pick(("parity", "odd-parity", "remainder", "input"))
+    if shape == "parity":
+        t = x % 2
+    elif shape == "odd-parity":
+        t = d.plus_const(x, d.pick((1, 3, -1, I32_MAX, 2**30 + 1))) % 2
+    elif shape == "remainder":
+        t = x % d.pick((3, 4, 2**16, d.divisor(negative=0.0)))
+    else:
+        t = x
+    lo, hi = (int(v) for v in bounds(t))
+    end = d.pick((lo, hi))
+    k = wrap(end + d.pick((1, 1, 0, -1, 2)))
+    if d.chance(0.5):
+        return t < k if d.chance(0.7) else (t < k).ne(True)
+    return UOp.const(wrap(end - d.pick((1, 1, 0, 2)))) < t
+
+
+@template(
+    "cmp-packed",
+    _FAMILY,
+    "two comparisons at an end of their ranges as one: 0 < a%2 && b%2 < 1 -> b%2 < a%2, c1 || c2",
+)
+def _packed(d: EdgeDraw) -> UOp:
+    c1, c2 = _at_an_end(d), _at_an_end(d)
+    if d.chance(0.5):
+        return c1.where(c2, False) if d.chance(0.6) else d.and_(c1, c2)
+    return c1.where(True, c2) if d.chance(0.6) else d.or_(c1, c2)

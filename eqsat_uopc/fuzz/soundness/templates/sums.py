@@ -85,3 +85,21 @@ def _recombine_offset(d: EdgeDraw) -> UOp:
     if d.chance(0.3):
         terms.append(UOp.const(d.const()))
     return d.total(terms)
+
+
+@template(
+    "sum-remainder-through-quotient",
+    _FAMILY,
+    "m*(b % c) + k*(b // c) -> m*b + (k - m*c)*(b // c), any k (also with other terms beside)",
+)
+def _remainder_through_quotient(d: EdgeDraw) -> UOp:
+    b = _numerator(d)
+    c = d.pick((2, 3, 5, 8, 20, 2**16, 2**30, d.divisor(negative=0.2)))
+    m = d.pick((1, 1, 2, 3, -1, 2**16, d.coef(edge=0.3)))
+    k = d.pick((1, -1, 2, 7, wrap(m * c + 1), wrap(m * c - 3), 2**30, I32_MAX, d.coef(edge=0.4)))
+    terms = [d.scaled(b % c, m), d.scaled(b // c, k)]
+    if d.chance(0.3):
+        terms.append(d.some_input())
+    if d.chance(0.3):
+        terms.append(UOp.const(d.const()))
+    return d.total(terms)
