@@ -9,12 +9,13 @@ values of the terms it compares: the base and the quotient's numerator).
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import z3
 
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
 from eqsat_uopc.rules.python_rules import SUM_FOLD
-from eqsat_uopc.verify.schemas.question import Claim, Form, Question, Schema, Value, draw_constant
+from eqsat_uopc.verify.schemas.question import Atom, Claim, Form, Question, Schema, Value, draw_constant
 
 __all__ = ["SUM_SCHEMAS"]
 
@@ -47,21 +48,28 @@ def _draw_like(rng: random.Random) -> dict[str, int] | None:
     return {"f": f, "g": g, "h": h} if I32_MIN <= f + h <= I32_MAX else None
 
 
-def _recombine_full(q: Question) -> Claim:
-    # m*(base % c) + (m*c)*((base - t) // c) + r -> m*base - m*t + r   (t = base - numerator, t % c == 0)
+def _remainder_and_quotient(q: Question) -> tuple[Atom, Atom, Atom, Atom, Form, Any]:
+    """The atoms a, r, rem = base % c and quo = (base - t) // c of a sum m*rem + k*quo + r (base =
+    f*a + kb, t = c*w the offset _offset() found, a multiple of c), base's form, and t."""
     a, r = q.atom("a"), q.atom("r")
-    f, c, m, w = q.param("f"), q.param("c"), q.param("m"), q.param("w")
-    k = q.constant("k")
-    base = Form(((f, a),), k)
-    t = c * w  # the offset _offset() found, a multiple of c
+    f, c, w = q.param("f"), q.param("c"), q.param("w")
+    base = Form(((f, a),), q.constant("kb"))
+    t = c * w
     numerator = base.plus(-t)
     if t != 0 and q.wrap:
         q.guard(q.fits(base), q.fits(numerator))  # _offset: both exact unless one term
     rem = q.bounded("rem", q.mod(q.read(base), c))
     quo = q.bounded("quo", q.div(q.read(numerator), c))
+    return a, r, rem, quo, base, t
+
+
+def _recombine_full(q: Question) -> Claim:
+    # m*(base % c) + (m*c)*((base - t) // c) + r -> m*base - m*t + r   (t = base - numerator, t % c == 0)
+    a, r, rem, quo, base, t = _remainder_and_quotient(q)
+    f, c, m = q.param("f"), q.param("c"), q.param("m")
     kr = q.constant("kr")
     lx = Form(((m, rem), (m * c, quo), (1, r)), kr)
-    out = Form(((m * f, a), (1, r)), m * k - m * t + kr)
+    out = Form(((m * f, a), (1, r)), m * base.const - m * t + kr)
     return q.read(lx), _writes(q, out)
 
 
@@ -77,19 +85,11 @@ def _draw_full(rng: random.Random) -> dict[str, int] | None:
 
 def _remainder_through_quotient(q: Question) -> Claim:
     # m*(base % c) + k*((base - t) // c) + r -> m*base - m*t + (k - m*c)*((base - t) // c) + r
-    a, r = q.atom("a"), q.atom("r")
-    f, c, m, w, k = q.param("f"), q.param("c"), q.param("m"), q.param("w"), q.param("k")
-    kb = q.constant("kb")
-    base = Form(((f, a),), kb)
-    t = c * w
-    numerator = base.plus(-t)
-    if t != 0 and q.wrap:
-        q.guard(q.fits(base), q.fits(numerator))  # _offset: both exact unless one term
-    rem = q.bounded("rem", q.mod(q.read(base), c))
-    quo = q.bounded("quo", q.div(q.read(numerator), c))
+    a, r, rem, quo, base, t = _remainder_and_quotient(q)
+    f, c, m, k = q.param("f"), q.param("c"), q.param("m"), q.param("k")
     kr = q.constant("kr")
     lx = Form(((m, rem), (k, quo), (1, r)), kr)
-    out = Form(((m * f, a), (k - m * c, quo), (1, r)), m * kb - m * t + kr)
+    out = Form(((m * f, a), (k - m * c, quo), (1, r)), m * base.const - m * t + kr)
     return q.read(lx), _writes(q, out)
 
 
