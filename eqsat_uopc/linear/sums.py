@@ -38,7 +38,7 @@ recombined or it is smaller. Each fold is proved as a schema in int32 arithmetic
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from eqsat_uopc.ir.dtype import I32_MAX, I32_MIN
 from eqsat_uopc.ir.ops import Ops
@@ -97,13 +97,18 @@ def _recombine(lf: LinearForm, exact: bool) -> LinearForm | None:
         lf, changed = step, True
 
 
-def _recombine_once(lf: LinearForm, exact: bool) -> LinearForm | None:
+def _remainders(lf: LinearForm) -> Iterator[tuple[UOp, int, int, UOp, LinearForm | None]]:
+    """Each remainder by a constant among lf's atoms: (the atom b % c, its coefficient, c, b, b's
+    linear form), in lf's order."""
     for mod_atom, m in lf.terms:
         div = _const_divisor(mod_atom, Ops.FLOORMOD)
-        if div is None:
-            continue
-        base = mod_atom.src[0]
-        lbase = LinearForm.of(base)
+        if div is not None:
+            base = mod_atom.src[0]
+            yield mod_atom, m, div, base, LinearForm.of(base)
+
+
+def _recombine_once(lf: LinearForm, exact: bool) -> LinearForm | None:
+    for mod_atom, m, div, base, lbase in _remainders(lf):
         for q, cq in lf.terms:
             if q is mod_atom or cq != div * m:
                 continue
@@ -122,12 +127,7 @@ def _remainder_through_quotient(lf: LinearForm, exact: bool) -> LinearForm | Non
     `_full`'s) as m*b - m*t + (k - m*c)*q: b % c is b - c*(b // c) and (b - t) // c = b // c - t/c,
     so the remainder goes and the quotient stays (`63*((x + 3) % 5) + (x + 3) // 5` is
     `63*x + 189 - 314*((x + 3) // 5)`)."""
-    for mod_atom, m in lf.terms:
-        div = _const_divisor(mod_atom, Ops.FLOORMOD)
-        if div is None:
-            continue
-        base = mod_atom.src[0]
-        lbase = LinearForm.of(base)
+    for mod_atom, m, div, _, lbase in _remainders(lf):
         if lbase is None:
             continue
         for q, k in lf.terms:
