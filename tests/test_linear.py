@@ -375,6 +375,14 @@ def test_the_algebra_is_sound_on_random_terms(seed):
 _EDGES = (I32_MIN, I32_MAX, 2**30, -(2**30))
 
 
+def _proved_or_vacuous(a, b, sem, seed):
+    """a and b agree under sem (checked by z3, with 40 samples through the interpreter): True when
+    proved, False when vacuous (no input is defined for a), an assertion error naming the pair else."""
+    v = check_equivalent(a, b, int_semantics=sem, samples=40, backends=("interpreter",), seed=seed)
+    assert v.status in ("proved", "vacuous"), (sem, a, b, v.counterexample)
+    return v.status == "proved"
+
+
 @pytest.mark.parametrize("sem", ["wrap", "no_overflow"])
 def test_one_period_folds_are_proved_at_the_int32_edges(sem):
     """where(mask, x op c, 0) and its fold proved equal by z3, with inputs at and near the int32
@@ -636,10 +644,8 @@ def test_packed_comparisons_are_proved_at_the_int32_edges(sem):
         r = fold_conjunction(e, sem == "no_overflow")
         if r is None:
             continue
-        v = check_equivalent(e, r, int_semantics=sem, samples=40, backends=("interpreter",), seed=i)
         # vacuous: the input overflows at every input (an odd offset of 2**31 - 1 under no_overflow)
-        assert v.status in ("proved", "vacuous"), (sem, e, r, v.counterexample)
-        proved += v.status == "proved"
+        proved += _proved_or_vacuous(e, r, sem, i)
     assert proved == {"wrap": 19, "no_overflow": 17}[sem]
 
 
@@ -671,9 +677,7 @@ def test_remainders_through_quotients_are_proved_at_the_int32_edges(sem):
         r = fold_sum(e, sem == "no_overflow")
         if r is None:
             continue
-        v = check_equivalent(e, r, int_semantics=sem, samples=40, backends=("interpreter",), seed=i)
-        assert v.status in ("proved", "vacuous"), (sem, e, r, v.counterexample)
-        proved += v.status == "proved"
+        proved += _proved_or_vacuous(e, r, sem, i)
     assert proved == {"wrap": 29, "no_overflow": 5}[sem]
 
 
@@ -702,9 +706,7 @@ def test_offsets_of_one_sum_are_proved_at_the_int32_edges(sem):
         s = x * rng.choice((1, -1, 3)) + y * rng.choice((1, 2, -2))
         terms = [s + k for k in rng.sample((-(2**30), -22, -1, 0, 5, 2**30, I32_MAX), 3)]
         for t, written in shared_offsets(terms):
-            v = check_equivalent(t, written, int_semantics=sem, samples=40, backends=("interpreter",), seed=i)
-            assert v.status in ("proved", "vacuous"), (sem, t, written, v.counterexample)
-            proved += v.status == "proved"
+            proved += _proved_or_vacuous(t, written, sem, i)
     assert proved == {"wrap": 10, "no_overflow": 10}[sem]
 
 
@@ -741,7 +743,5 @@ def test_common_parts_are_proved_at_the_int32_edges(sem):
         t = x * (c * fx) + y * (c * fy) + z * rng.choice((1, 7)) + rng.choice((0, 9, 2**30))
         u = x * (d * fx) + y * (d * fy) + w * 2
         for a, written in shared_subforms([t, u]):
-            v = check_equivalent(a, written, int_semantics=sem, samples=40, backends=("interpreter",), seed=i)
-            assert v.status in ("proved", "vacuous"), (sem, a, written, v.counterexample)
-            proved += v.status == "proved"
+            proved += _proved_or_vacuous(a, written, sem, i)
     assert proved == {"wrap": 61, "no_overflow": 61}[sem]
