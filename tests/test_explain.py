@@ -277,18 +277,25 @@ def _triple_hook(rules: tuple[str, ...] = ()) -> type:
     return Triple
 
 
-def test_a_union_no_rule_made_is_marked_unexplained_and_still_checked():
-    from eqsat_uopc.saturation import HOOKS, saturate
+def _checked_search(s, hooks, facts=()):
+    """The checked chain from x * 3 to x + x + x that a ChainSearch over saturation s finds (hooks:
+    the hooks that ran, facts: their named equalities); s is closed after."""
     from eqsat_uopc.saturation.explain import ChainSearch
 
-    s = saturate(x * 3, rules="none", hooks=(*HOOKS, _triple_hook()))
-    hooks = frozenset(s.report.start_times)  # the hooks that ran: not the greedy seed, without symbolic rules
-    search = ChainSearch(s.class_of, s.config.rule_set, "wrap", None, {}, s.egraph, hooks)
+    search = ChainSearch(s.class_of, s.config.rule_set, "wrap", None, {}, s.egraph, hooks, facts)
     try:
-        e = check_chain(search.chain(x * 3, x + x + x))
+        return check_chain(search.chain(x * 3, x + x + x))
     finally:
         search.close()
         s.close()
+
+
+def test_a_union_no_rule_made_is_marked_unexplained_and_still_checked():
+    from eqsat_uopc.saturation import HOOKS, saturate
+
+    s = saturate(x * 3, rules="none", hooks=(*HOOKS, _triple_hook()))
+    hooks = frozenset(s.report.start_times)  # the hooks that ran: not the greedy seed, without symbolic rules
+    e = _checked_search(s, hooks)
     assert e.lines()[:2] == [
         "1 step from p0 * 3 to p0 + p0 + p0 (int semantics wrap); 1 unexplained; checked: 1 proved",
         "  1. e-graph/unexplained [e-graph]: p0 * 3 -> p0 + p0 + p0  (proved)",
@@ -383,17 +390,11 @@ def test_a_summand_common_to_both_sides_is_grouped_first_then_cancelled():
 def test_a_hooks_own_union_is_a_step_named_by_its_rule():
     # the hook names the rule of its equality (Additions.rules); the run keeps it (Seeds.named_equalities)
     from eqsat_uopc.saturation import HOOKS, saturate
-    from eqsat_uopc.saturation.explain import ChainSearch
 
     s = saturate(x * 3, rules="none", hooks=(*HOOKS, _triple_hook(("triple/expand",))))
     assert s.seeds.named_equalities() == ((x * 3, x + x + x, "triple/expand", "triple"),)
     facts = s.seeds.named_equalities()
-    search = ChainSearch(s.class_of, s.config.rule_set, "wrap", None, {}, s.egraph, frozenset(), facts)
-    try:
-        e = check_chain(search.chain(x * 3, x + x + x))
-    finally:
-        search.close()
-        s.close()
+    e = _checked_search(s, frozenset(), facts)
     assert e.lines()[:2] == [
         "1 step from p0 * 3 to p0 + p0 + p0 (int semantics wrap); every step names its rule; "
         "checked: 1 proved",
