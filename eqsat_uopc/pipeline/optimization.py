@@ -50,6 +50,7 @@ from eqsat_uopc.ir.dtype import dtypes
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uir import to_uir
 from eqsat_uopc.ir.uop import UOp
+from eqsat_uopc.pipeline.early_validation import EarlyValidation
 from eqsat_uopc.pipeline.fastest import (
     MeasureError,
     Measurement,
@@ -59,7 +60,14 @@ from eqsat_uopc.pipeline.fastest import (
     measure_fastest,
     store_candidates,
 )
-from eqsat_uopc.saturation import SaturationConfig, SaturationReport, StopReason, resolve_config, saturate
+from eqsat_uopc.saturation import (
+    HOOKS,
+    SaturationConfig,
+    SaturationReport,
+    StopReason,
+    resolve_config,
+    saturate,
+)
 from eqsat_uopc.verify.explanation import explainer, not_explained
 from eqsat_uopc.verify.validation import Validation, not_validated, validate_candidates
 
@@ -129,35 +137,52 @@ def _pulses(program: UOp, config: SaturationConfig) -> Extraction:
     times (a quarter of the read-back's and extraction's time on a 100,000-node sum chain)."""
     pulses: list[Extraction] = []
     start = program
-    while True:
-        sat = saturate(start, config)
-        try:
-            result = sat.extract()
-        finally:
-            sat.close()
-        pulses.append(result)
-        if (
-            len(pulses) == config.pulses
-            or not _may_improve(result.report)
-            or result.program.op is Ops.CONST
-            or result.cost >= cost_of(start, config.cost)
-        ):
-            break
-        start = result.program
-    if len(pulses) > 1:
-        result = dataclasses.replace(result, info={**result.info, "pulses": tuple(pulses)})
-    return dataclasses.replace(_validated(program, result, pulses[0], config), explainer=explainer(program))
+    early = EarlyValidation(program, config.int_semantics) if config.validate else None
+    try:
+        while True:
+            hooks = early.hooks(HOOKS) if early is not None and not pulses else None
+            sat = saturate(start, config, hooks=hooks)
+            try:
+                result = sat.extract()
+            finally:
+                sat.close()
+            pulses.append(result)
+            if (
+                len(pulses) == config.pulses
+                or not _may_improve(result.report)
+                or result.program.op is Ops.CONST
+                or result.cost >= cost_of(start, config.cost)
+            ):
+                break
+            start = result.program
+        if len(pulses) > 1:
+            result = dataclasses.replace(result, info={**result.info, "pulses": tuple(pulses)})
+        validated = _validated(program, result, pulses[0], config, early)
+    finally:
+        if early is not None:
+            early.drop()
+    return dataclasses.replace(validated, explainer=explainer(program))
 
 
-def _validated(program: UOp, result: Extraction, first: Extraction, config: SaturationConfig) -> Extraction:
+def _validated(
+    program: UOp,
+    result: Extraction,
+    first: Extraction,
+    config: SaturationConfig,
+    early: EarlyValidation | None = None,
+) -> Extraction:
     """result with its validation against program; a refuted program replaced by the first candidate
-    that is not: greedy's result (the first pulse's seed), else the input."""
+    that is not: greedy's result (the first pulse's seed), else the input. early: the checks begun
+    while the first pulse ran."""
     if not config.validate:
         return dataclasses.replace(result, validation=not_validated(config.int_semantics))
     saturation = first.saturation
     greedy = saturation.seed if saturation is not None else None
     chosen, validation = validate_candidates(
-        program, [("extracted", result.program), ("greedy", greedy)], config.int_semantics
+        program,
+        [("extracted", result.program), ("greedy", greedy)],
+        config.int_semantics,
+        begun=early.begun if early is not None else None,
     )
     if chosen is result.program:
         return dataclasses.replace(result, validation=validation)

@@ -11,10 +11,12 @@
     evaluate(program, params, ranges, int_semantics) -> Evaluation   (eqsat_uopc.semantics.evaluation)
     validate(source, result, int_semantics) -> Validation            translation validation (refinement)
     validate_candidates(source, [(label, program)], int_semantics) -> (program, Validation)
+    begin_validation(source, result, int_semantics) -> QuickTry | None   z3's part begun early
 
 Modules: z3_encode (z3 terms: a domain of the one walk, eqsat_uopc.semantics.interpret, whose
 concrete domain is eqsat_uopc.semantics.evaluation); quick_contexts (the quick try's z3 contexts,
-made ahead on a background thread); proof, equivalence, rules, saturation_rules
+made ahead on a background thread); quick_worker (a z3 process of its own for quick tries begun
+early); proof, equivalence, rules, saturation_rules
 (and egg_float) on top; validation (a result against its source, what optimize runs) on proof and
 equivalence. Rule soundness lives here, all of it: rule_sampling (the greedy rules on
 random instances, the chapter's exercise 6), rules (the greedy rules proved), saturation_rules,
@@ -56,6 +58,7 @@ from eqsat_uopc.verify.validation import (
     VALIDATION_SAMPLES,
     Replacement,
     Validation,
+    begin_validation,
     not_validated,
     validate,
     validate_candidates,
@@ -83,6 +86,7 @@ __all__ = [
     "Verdict",
     "VerifiedRules",
     "Z3Domain",
+    "begin_validation",
     "check_equivalent",
     "check_rule",
     "check_rules",

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import z3
@@ -46,13 +46,17 @@ from eqsat_uopc.ir.uop import UOp, call_params, prod
 from eqsat_uopc.semantics.evaluation import Evaluation, evaluate, nest
 from eqsat_uopc.semantics.interpret import interpret
 from eqsat_uopc.semantics.values import same_value
+from eqsat_uopc.verify import quick_worker
 from eqsat_uopc.verify.quick_contexts import QUICK_TACTICS, quick_solver
+from eqsat_uopc.verify.quick_worker import Asked
 from eqsat_uopc.verify.smt_text import SmtScript, SmtTextDomain, and_text
 from eqsat_uopc.verify.z3_encode import ENCODINGS, own_z3_context
 
 __all__ = [
     "ENCODING_NAMES",
     "Proof",
+    "QuickTry",
+    "begin_quick_try",
     "check_comparable",
     "format_inputs",
     "has_f32",
@@ -141,6 +145,7 @@ def prove_equivalent(
     rlimit: int | None = None,
     encodings: Sequence[str] | None = None,
     quick_first: bool = False,
+    quick_try: QuickTry | None = None,
 ) -> Proof:
     """Prove (or refute) that a and b agree, under int_semantics "wrap" or "no_overflow".
 
@@ -153,14 +158,31 @@ def prove_equivalent(
     not decide. The default solver's tactics cost 20-40 ms to set up in a fresh context; the quick
     solver decides most small questions in about a millisecond (measured on the bundled corpora's
     optimize results). Either answer is exact; a counterexample may differ.
+
+    quick_try: the quick try of this question (these programs, semantics, refinement and rlimit, the
+    plan's first encoding), begun earlier in the z3 process (`begin_quick_try`). Where it says
+    unsat and a simple input is defined, that is the proof, as the quick try here would have found;
+    anything else is asked here as if nothing had been begun. (Another question's try is not used.)
     """
-    check_comparable(a, b)
     if int_semantics not in ("wrap", "no_overflow"):
         raise ValueError(f"int_semantics must be 'wrap' or 'no_overflow', got {int_semantics!r}")
     if encodings is not None:
         unknown = [e for e in encodings if e not in ENCODINGS]
         if unknown or not encodings:
             raise ValueError(f"encodings must be some of {ENCODINGS}, got {tuple(encodings)!r}")
+    first = encodings[0] if encodings else "int"  # the plan's first encoding (below)
+    # the quick try begun in the z3 process (of comparable programs without f32) said unsat: the quick
+    # try here would say so too, and the proof stands once a simple input shows that it compared
+    # something; else all is asked here
+    if (
+        quick_try is not None
+        and quick_first
+        and quick_try.asks(a, b, int_semantics, first, refinement, rlimit)
+        and quick_try.take() == "unsat"
+        and _defined_somewhere(a, b, int_semantics, refinement)
+    ):
+        return Proof("proved", int_semantics, encoding=first)
+    check_comparable(a, b)
     if has_f32(a, b):
         return Proof("not_attempted", int_semantics, reason="f32 programs are not proved")
     if encodings is not None:
@@ -231,6 +253,52 @@ def _decide(
     if result == z3.sat:
         return _refutation(a, b, int_semantics, refinement, names, script, solver.model(), encoding)
     return solver.reason_unknown()
+
+
+@dataclass(eq=False)
+class QuickTry:
+    """The quick try of prove_equivalent's first question, begun in the z3 process (quick_worker.py)
+    by `begin_quick_try` so that it runs while the caller does other work; prove_equivalent takes
+    its answer (`quick_try=`), or the caller drops it (`drop`)."""
+
+    question: tuple[UOp, UOp, str, str, bool, int | None]  # a, b, int_semantics, encoding, refinement, rlimit
+    asked: Asked
+    taken: bool = field(default=False)
+
+    def asks(self, *question: Any) -> bool:
+        """Is this the try of that question (a, b, int_semantics, encoding, refinement, rlimit), and
+        not taken yet?"""
+        return (
+            not self.taken
+            and len(question) == 6
+            and all(
+                x is y if isinstance(x, UOp) else x == y for x, y in zip(self.question, question, strict=True)
+            )
+        )
+
+    def take(self) -> str | None:
+        """z3's answer ("unsat", "sat", "unknown"), waiting for it if the process has it; None when it
+        was not asked (the process was not ready) or the process is gone."""
+        self.taken = True
+        return self.asked.answer()
+
+    def drop(self) -> None:
+        """Not needed: its answer is thrown away."""
+        if not self.taken:
+            self.taken = True
+            self.asked.drop()
+
+
+def begin_quick_try(
+    a: UOp, b: UOp, int_semantics: str, encoding: str, refinement: bool, rlimit: int | None
+) -> QuickTry:
+    """Begin prove_equivalent(a, b, int_semantics, refinement=refinement, rlimit=rlimit,
+    encodings=(encoding,), quick_first=True)'s quick try in the z3 process (quick_worker.py): the
+    question is written here and checked there, by the quick solver of a fresh context made as here
+    (its rlimit a quarter of `rlimit`). (The programs must be comparable, without f32.)"""
+    script, not_goal, _ = _question(a, b, int_semantics, encoding, refinement)
+    asked = quick_worker.ask(script.asserting(not_goal), _quarter(rlimit), QUICK_TACTICS)
+    return QuickTry((a, b, int_semantics, encoding, refinement, rlimit), asked)
 
 
 def _question(

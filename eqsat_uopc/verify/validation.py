@@ -64,7 +64,15 @@ from eqsat_uopc.semantics.evaluation import evaluate
 from eqsat_uopc.semantics.int_semantics import INT_SEMANTICS
 from eqsat_uopc.semantics.values import same_value
 from eqsat_uopc.verify.equivalence import InputSampler, named_inputs
-from eqsat_uopc.verify.proof import ENCODING_NAMES, check_comparable, format_inputs, has_f32, prove_equivalent
+from eqsat_uopc.verify.proof import (
+    ENCODING_NAMES,
+    QuickTry,
+    begin_quick_try,
+    check_comparable,
+    format_inputs,
+    has_f32,
+    prove_equivalent,
+)
 
 __all__ = [
     "CANDIDATE_NAMES",
@@ -77,6 +85,7 @@ __all__ = [
     "VALIDATION_Z3_NODES",
     "Replacement",
     "Validation",
+    "begin_validation",
     "not_validated",
     "scaled_samples",
     "validate",
@@ -238,27 +247,32 @@ def validate(
     seed: int = 0,
     names: Mapping[int, str] | None = None,
     candidate: str = "result",
+    begun: QuickTry | None = None,
 ) -> Validation:
     """Is `result` a refinement of `source` under int_semantics? (See the module docstring.)
 
     rlimit is z3's resource budget, samples the evaluator's inputs where z3 does not decide (or
     the programs have f32 values), seed their random part; names label PARAM slots in a
-    counterexample; candidate names the result in the verdict.
+    counterexample; candidate names the result in the verdict; begun: z3's quick try of this
+    check, begun earlier in the z3 process (`begin_validation`): the same verdict, sooner.
     """
     if int_semantics not in INT_SEMANTICS:
         raise ValueError(f"int_semantics must be 'wrap' or 'no_overflow', got {int_semantics!r}")
     start = time.perf_counter()
     if result is source:
         return Validation("identical", int_semantics, candidate=candidate)
-    check_comparable(source, result)
+    encoding = VALIDATION_ENCODING[int_semantics]
+    # a check begun early was of comparable programs without f32 (begin_validation)
+    checked = begun is not None and begun.asks(source, result, int_semantics, encoding, True, rlimit)
+    if not checked:
+        check_comparable(source, result)
     detail = "f32, not proved: inputs with +-0.0, NaN and infinities among them"
     nodes = source.size + result.size
     requested, samples = samples, scaled_samples(samples, nodes)
-    f32 = has_f32(source, result)
+    f32 = not checked and has_f32(source, result)
     if not f32 and nodes > VALIDATION_Z3_NODES:
         detail = f"z3 not asked: {nodes:,} nodes, above {VALIDATION_Z3_NODES:,} (VALIDATION_Z3_NODES)"
     elif not f32:
-        encoding = VALIDATION_ENCODING[int_semantics]
         proof = prove_equivalent(
             source,
             result,
@@ -269,6 +283,7 @@ def validate(
             rlimit=rlimit,
             encodings=(encoding,),
             quick_first=True,
+            quick_try=begun,
         )
         check = f"z3, {ENCODING_NAMES[encoding]}"
         if proof.status in ("proved", "vacuous", "refuted"):
@@ -300,6 +315,25 @@ def validate(
     return Validation(
         status, int_semantics, "evaluator", seconds, candidate, compared=compared, detail=detail
     )
+
+
+def begin_validation(
+    source: UOp, result: UOp, int_semantics: str, *, rlimit: int = VALIDATION_RLIMIT
+) -> QuickTry | None:
+    """Begin `validate(source, result, int_semantics, rlimit=rlimit)` before it is asked: z3's quick
+    try, sent to the z3 process (proof.py, `begin_quick_try`; verify/quick_worker.py), which
+    answers while the caller goes on; `validate(..., begun=)` then takes its answer, to the same
+    verdict. None where validate would not ask z3 (an identical result, f32, above
+    VALIDATION_Z3_NODES, programs it cannot compare). A try not needed is dropped (`QuickTry.drop`)."""
+    if result is source or int_semantics not in INT_SEMANTICS:
+        return None
+    if source.size + result.size > VALIDATION_Z3_NODES or has_f32(source, result):
+        return None
+    try:
+        check_comparable(source, result)
+    except ValueError:
+        return None
+    return begin_quick_try(source, result, int_semantics, VALIDATION_ENCODING[int_semantics], True, rlimit)
 
 
 def scaled_samples(samples: int, nodes: int) -> int:
@@ -365,14 +399,16 @@ def validate_candidates(
     int_semantics: str = "wrap",
     *,
     known: Mapping[UOp, Validation] | None = None,
+    begun: Mapping[UOp, QuickTry] | None = None,
     **settings: Any,
 ) -> tuple[UOp, Validation]:
     """The first candidate (label, program) that validation does not refute, and its verdict, whose
     `replaced` lists the refuted ones before it; the source itself ("input") when every candidate
     is refuted. A None program is skipped (no greedy result), a program listed twice is validated
     once, a candidate that is the source itself is labelled "input"; `known` holds verdicts already
-    found for some programs (against this source, under these semantics). settings: validate's
-    (rlimit, samples, seed, names)."""
+    found for some programs (against this source, under these semantics), `begun` their checks
+    begun early (begin_validation, with the default rlimit). settings: validate's (rlimit, samples,
+    seed, names)."""
     refuted: list[Replacement] = []
     seen: dict[UOp, Validation] = dict(known or {})
     listed: set[UOp] = set()
@@ -383,7 +419,10 @@ def validate_candidates(
         label = "input" if program is source else label  # (greedy's result may be the input itself)
         v = seen.get(program)
         if v is None:
-            v = seen[program] = validate(source, program, int_semantics, candidate=label, **settings)
+            early = (begun or {}).get(program)
+            v = seen[program] = validate(
+                source, program, int_semantics, candidate=label, begun=early, **settings
+            )
         v = dataclasses.replace(v, candidate=label, replaced=())
         if v.status != "refuted":
             return program, dataclasses.replace(v, replaced=tuple(refuted))
