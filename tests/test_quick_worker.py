@@ -123,3 +123,16 @@ def test_optimize_begins_the_check_of_a_constant_its_start_phases_find(patient, 
     assert answers == ["unsat"]
     assert optimize(program, int_semantics="no_overflow", validate=False).validation.status == "not_attempted"
     assert answers == ["unsat"]  # nothing begun with validation off
+
+
+def test_when_the_z3_process_is_gone_the_caller_asks_itself_and_a_new_one_is_started(patient):
+    a, b, s = PAIRS[4]
+    begun = begin_validation(a, b, s)
+    assert begun is not None and begun.asked.client is not None
+    process = begun.asked.client.process  # the z3 process this test's process started
+    process.kill()
+    process.wait()
+    assert verdict(validate(a, b, s, begun=begun)) == verdict(validate(a, b, s))
+    assert quick_worker.start(QUICK_TACTICS, 60.0)
+    again = begin_validation(a, b, s)
+    assert again is not None and again.asked.client.process is not process and again.take() == "unsat"

@@ -142,23 +142,38 @@ class _Client:
             self.answers[ident] = result
 
     def close(self) -> None:
+        """End its input (the process then ends), in the process that started it."""
         if self.pid == os.getpid():
             with contextlib.suppress(OSError):
                 self.process.stdin.close()  # type: ignore[union-attr]
+            self.process.poll()  # (reaped, if it has ended)
 
 
 _lock = threading.Lock()
 _client: _Client | None = None
+_starts = 0  # z3 processes started by this process
+MAX_STARTS = 3  # then, should each have ended (z3 failing to load, say), every question is the caller's
 
 
-def _current(tactics: Sequence[str]) -> _Client:
-    """This process's client, a new process started where there is none (or it is gone, or is a
-    forked parent's, or runs other tactics). Holding _lock."""
-    global _client
-    if _client is None or _client.pid != os.getpid() or _client.gone or _client.tactics != tuple(tactics):
-        if _client is not None and _client.pid == os.getpid():
+def _current(tactics: Sequence[str]) -> _Client | None:
+    """This process's client, a new z3 process started where there is none (or it is gone, or is a
+    forked parent's, or runs other tactics), at most MAX_STARTS times in a process: None once
+    that is spent, or when no process can be started (every question is then the caller's).
+    Holding _lock."""
+    global _client, _starts
+    if _client is not None and _client.pid != os.getpid():  # a forked child: the parent's process
+        _client, _starts = None, 0
+    if _client is None or _client.gone or _client.tactics != tuple(tactics):
+        if _client is not None:
             _client.close()
-        _client = _Client(tactics)
+            _client = None
+        if _starts >= MAX_STARTS:
+            return None
+        _starts += 1
+        try:
+            _client = _Client(tactics)
+        except OSError:
+            return None
         atexit.register(_client.close)
     return _client
 
@@ -169,7 +184,7 @@ def ask(text: str, rlimit: int | None, tactics: Sequence[str]) -> Asked:
     first question (that one is then answered on the caller's side: `answer()` None)."""
     with _lock:
         client = _current(tactics)
-        ident = client.ask(text, rlimit)
+        ident = client.ask(text, rlimit) if client is not None else None
     return Asked(client if ident is not None else None, ident or 0)
 
 
@@ -178,6 +193,8 @@ def start(tactics: Sequence[str], wait: float) -> bool:
     ready to answer: is it? (A warm-up, off the clock, for a benchmark or a test.)"""
     with _lock:
         client = _current(tactics)
+        if client is None:
+            return False
         deadline = time.monotonic() + wait
         while not client.ready and not client.gone and time.monotonic() < deadline:
             client._read(max(0.0, deadline - time.monotonic()))
