@@ -173,15 +173,15 @@ def prove_equivalent(
     first = encodings[0] if encodings else "int"  # the plan's first encoding (below)
     # the quick try begun in the z3 process (of comparable programs without f32) said unsat: the quick
     # try here would say so too, and the proof stands once a simple input shows that it compared
-    # something; else all is asked here
+    # something (sought while the process answers); else all is asked here
     if (
         quick_try is not None
         and quick_first
         and quick_try.asks(a, b, int_semantics, first, refinement, rlimit)
-        and quick_try.take() == "unsat"
-        and _defined_somewhere(a, b, int_semantics, refinement)
     ):
-        return Proof("proved", int_semantics, encoding=first)
+        witnessed = _defined_somewhere(a, b, int_semantics, refinement)
+        if quick_try.take() == "unsat" and witnessed:
+            return Proof("proved", int_semantics, encoding=first)
     check_comparable(a, b)
     if has_f32(a, b):
         return Proof("not_attempted", int_semantics, reason="f32 programs are not proved")
