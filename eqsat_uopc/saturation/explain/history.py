@@ -16,13 +16,15 @@ iteration i that first put them in one e-class (their *merge time*):
   (`at_start`), whose Python rules and named equalities made them;
 - same operator, argument and type with sources pairwise in one e-class at i: congruence, the
   sources explained pair by pair;
+- one named rule from t to u (on an e-graph of the two alone);
 - otherwise a path through the e-classes of layer i - 1 that iteration i united into one (its
   *pre-classes*): from t's to u's, each hop a congruence (two e-nodes whose sources iteration i put
   in one e-class, explained source by source) or one rule (a term m of the pre-class rewritten by one
   named rule, `one_rule`, into a term m' that one iteration of the rules puts in m's e-class,
   `iterate`: m' lies in another pre-class, or is congruent at i to one of its e-nodes), found by a
   breadth-first search, congruence hops first; between two hops, the two terms of one pre-class are
-  explained at an earlier merge time (the recursion ends at 0).
+  explained at an earlier merge time (the recursion ends at 0); where no such path is found, the
+  search's other moves (`at_start`) on the pair.
 
 The intermediate terms are any terms of the rerun's e-graph (its e-nodes over the smallest term of
 each source's e-class), not only subterms of the input: each step is one rule at one place or a
@@ -229,7 +231,10 @@ class HistoryExplainer:
             return self._sources(t, u)
         if i == 0:
             return self.at_start(t, u)
-        return self._through_layer(t, u, i)
+        if (step := self._rule(t, u)) is not None:  # one rule
+            return [step]
+        found = self._through_layer(t, u, i)
+        return found if found is not None else self.at_start(t, u)  # else the search's other moves
 
     def _sources(self, t: UOp, u: UOp) -> Steps | None:
         """Congruence: the sources of t and u explained pair by pair, each at its place."""
@@ -270,10 +275,7 @@ class HistoryExplainer:
             if goal is not None:
                 back = self.explain(u, t)
                 return None if back is None else reversed_steps(u, back)
-            # both made by iteration i: one rule between them, else through a pre-class e-node congruent
-            # to t (or to u) after the iteration
-            if (step := self._rule(t, u)) is not None:
-                return [step]
+            # both made by iteration i: through a pre-class e-node congruent to t (or to u) after it
             entry = self._congruent_member(t, before, after, congruent)
             if entry is not None:
                 head, rest = self.explain(t, entry), self.explain(entry, u)
@@ -317,7 +319,8 @@ class HistoryExplainer:
             elif rule_queue:
                 c = rule_queue.popleft()
                 target = _after_key(u, after) if goal is None else None
-                found = list(self._rule_hops(c, before, after, home, congruent, target, parent))
+                own = t if c == start else u if c == goal else None
+                found = list(self._rule_hops(c, before, after, home, congruent, target, parent, own))
             else:
                 continue
             for d, exit_term, entry, between in found:
@@ -389,6 +392,7 @@ class HistoryExplainer:
         congruent: dict[NodeKey, list[tuple[str, NodeKey]]],
         target: NodeKey | None,
         reached: dict[str, Any],
+        own: UOp | None,
     ) -> Iterator[tuple[str, UOp, UOp, Callable[[], Steps | None]]]:
         """The rule hops out of pre-class cls to pre-classes not `reached` yet: a term m of it (an
         e-node over the smallest terms, at most HISTORY_MEMBERS), a term m' that one iteration puts in
@@ -396,11 +400,11 @@ class HistoryExplainer:
         writes each e-class by one spelling) and the rerun's iteration put in home, m -> m' one named
         rule; m' in another pre-class, or congruent after the iteration to an e-node of one (the hop
         then ends at that e-node's term), or congruent to the term made by the iteration that the
-        search is after (`target`, its e-node: the hop ends at m', to _MADE)."""
-        for n in before.members[cls][:HISTORY_MEMBERS]:
-            m = before.term(n)
-            if m is None:
-                continue
+        search is after (`target`, its e-node: the hop ends at m', to _MADE). `own`: the pair's side in
+        cls, tried first."""
+        terms = [own] if own is not None else []
+        terms.extend(t for n in before.members[cls][:HISTORY_MEMBERS] if (t := before.term(n)) is not None)
+        for m in dict.fromkeys(terms):
             if m not in self._iterated:
                 self._iterated[m] = self.iterate(m)
             for m2 in _respelt(self._iterated[m], m, after):
@@ -431,6 +435,7 @@ class HistoryExplainer:
                 yield (d, m, entry, _then([step], tail))
 
     def _rule(self, a: UOp, b: UOp) -> RewriteStep | None:
+        """a -> b by one named rule (on an e-graph of the two alone), once per pair."""
         if (a, b) not in self._rules:
             self._rules[(a, b)] = self.one_rule(a, b)
         return self._rules[(a, b)]

@@ -104,7 +104,7 @@ ITERATION_DEPTH = 3  # depth of the new terms an iteration wrote that a candidat
 ITERATION_MAX_SIZE = 400  # terms larger than this (nodes) are not iterated on
 ITERATION_REACH = 4  # iterations of the egglog rules a pair may be apart for the iteration move
 EGGLOG_PROGRAMS = 60  # fresh egglog e-graphs one chain's search makes at most (then no more attributions)
-HISTORY_PROGRAMS = 240  # fresh egglog e-graphs the history move may make on top of EGGLOG_PROGRAMS
+HISTORY_PROGRAMS = 120  # fresh egglog e-graphs the history move may make on top of EGGLOG_PROGRAMS
 HISTORY_MOVES = 8  # pairs one chain's search reruns, at most
 HISTORY_MAX_SIZE = 400  # pairs larger than this (nodes, a side) are not rerun
 RESPELL_DEPTH = 3  # depth of the terms over b's subterms that a's subterms are respelt into
@@ -393,13 +393,16 @@ class ChainSearch:
         self._pair(a, b, (), steps, DETOURS)
         return steps if all(s.explained for s in steps) else None
 
-    def _history(self, a: UOp, b: UOp) -> History | None:
-        """The rerun of the run's start with a and b: the e-graph after each iteration of the matched
-        egglog rules (and the analyses), until a and b are in one e-class; None if they are not within
-        HISTORY_ITERATIONS, or no egglog rule matched, or the fresh e-graphs are spent."""
+    @contextmanager
+    def _rerun(self, a: UOp, b: UOp) -> Iterator[tuple[Engine, Lowerer, int, int] | None]:
+        """The pool's engine holding the run's start (its program, the root terms united with it, the
+        hooks' equalities) and a and b, after the bookkeeping rules and the analyses: (engine, its
+        lowerer, a's N id, b's); undone by a rollback when the block ends. None when no egglog rule
+        matched the run or the fresh e-graphs are spent."""
         engine = self._engine_for()
-        if not self._units or self._programs >= self._program_limit:
-            return None
+        if not self._units or self._programs >= self._program_limit or self.start is None:
+            yield None
+            return
         self._programs += 1
         program, roots, equalities = self.start
         engine.checkpoint()
@@ -415,17 +418,28 @@ class ChainSearch:
             lowerer.flush()
             egraph.parse_and_run_program("(run bookkeeping 1)")
             self._analyse(engine, egraph)
+            yield engine, lowerer, ia, ib
+        finally:
+            engine.rollback()
+
+    def _history(self, a: UOp, b: UOp) -> History | None:
+        """The rerun of the run's start with a and b: the e-graph after each iteration of the matched
+        egglog rules (and the analyses), until a and b are in one e-class; None if they are not within
+        HISTORY_ITERATIONS, or no egglog rule matched, or the fresh e-graphs are spent."""
+        with self._rerun(a, b) as rerun:
+            if rerun is None:
+                return None
+            engine, lowerer, ia, ib = rerun
+            egraph, args = engine.egraph, lowerer.args
             everything = engine.combined((*self._analyses, *(r for r, _ in self._units)))
-            layers = [Layer(Snapshot(egraph), lowerer.args)]
+            layers = [Layer(Snapshot(egraph), args)]
             while _value(egraph, ia) != _value(egraph, ib):
                 if len(layers) > HISTORY_ITERATIONS:
                     return None
                 egraph.parse_and_run_program(f"(run {everything} 1)")
                 egraph.parse_and_run_program("(run bookkeeping 1)")
-                layers.append(Layer(Snapshot(egraph), lowerer.args))
+                layers.append(Layer(Snapshot(egraph), args))
             return History(layers)
-        finally:
-            engine.rollback()
 
     def _through_facts(
         self, a: UOp, b: UOp, path: tuple[int, ...], detours: int
