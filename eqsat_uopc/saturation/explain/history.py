@@ -83,6 +83,7 @@ class Layer:
                 self.members.setdefault(cls, []).append(key)
         self._classes: dict[UOp, str | None] = {}
         self._reps: dict[str, UOp | None] | None = None
+        self._sizes: dict[str, int] = {}
 
     def class_of(self, u: UOp) -> str | None:
         """u's e-class in this layer, None if one of its e-nodes is not in it."""
@@ -114,6 +115,7 @@ class Layer:
         return node_term(key, [self.rep(k) for k in key[3]])
 
     def _least_sizes(self) -> dict[str, int]:
+        """Each e-class's least term size, to a fixed point (an e-class of no finite term has none)."""
         sizes: dict[str, int] = {}
         changed = True
         while changed:
@@ -128,6 +130,7 @@ class Layer:
         return sizes
 
     def _best_node(self, cls: str) -> NodeKey | None:
+        """The first e-node of cls of the least size (None if it has no finite term)."""
         sizes, best, least = self._sizes, None, 1 << 60
         for n in self.members.get(cls, ()):
             if all(k in sizes for k in n[3]):

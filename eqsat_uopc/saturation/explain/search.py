@@ -46,7 +46,12 @@ moves.
      cancelled by one named rule, the rest searched from there;
    - through a's spelling over b's subterms: each outermost subterm of a whose e-class in the run
      holds an e-node of its own operator over terms built from b's subterms rewritten into that term
-     first (a chain of its own), then the rest (a's shape over b's leaves) searched from there.
+     first (a chain of its own), then the rest (a's shape over b's leaves) searched from there;
+   - through the run's own history (history.py), only in a second search made where the first left
+     a step unexplained, for a pair of one e-class of the run (at most HISTORY_MOVES pairs): the run's
+     start and the pair rerun iteration by iteration, each e-graph read back, and the chain found by
+     the proof-forest search over them (congruence hops and one-rule hops between the e-classes each
+     iteration united), HISTORY_PROGRAMS fresh e-graphs more.
    A pair is searched once per detours left (the moves meet the same pairs again), and not again
    inside its own search (a cycle); a search makes at most EGGLOG_PROGRAMS fresh e-graphs, after
    which no more egglog attributions are tried (the count, not a clock: the same input gives the
