@@ -169,6 +169,7 @@ def explain(program: UOp, result: Any) -> Explanation:
             sat.egraph,
             hooks,
             sat.seeds.named_equalities(),
+            (sat.program, tuple(sat.seeds.root_terms.values()), tuple(sat.seeds.equalities)),
         )
         try:
             chain = chain + search.chain(start, end)

@@ -46,7 +46,12 @@ moves.
      cancelled by one named rule, the rest searched from there;
    - through a's spelling over b's subterms: each outermost subterm of a whose e-class in the run
      holds an e-node of its own operator over terms built from b's subterms rewritten into that term
-     first (a chain of its own), then the rest (a's shape over b's leaves) searched from there.
+     first (a chain of its own), then the rest (a's shape over b's leaves) searched from there;
+   - through the run's own history (history.py), only in a second search made where the first left
+     a step unexplained, for a pair of one e-class of the run (at most HISTORY_MOVES pairs): the run's
+     start and the pair rerun iteration by iteration, each e-graph read back, and the chain found by
+     the proof-forest search over them (congruence hops and one-rule hops between the e-classes each
+     iteration united), HISTORY_PROGRAMS fresh e-graphs more.
    A pair is searched once per detours left (the moves meet the same pairs again), and not again
    inside its own search (a cycle); a search makes at most EGGLOG_PROGRAMS fresh e-graphs, after
    which no more egglog attributions are tried (the count, not a clock: the same input gives the
@@ -84,6 +89,7 @@ from eqsat_uopc.saturation.explain.chain import (
     reversed_steps,
     subterm_at,
 )
+from eqsat_uopc.saturation.explain.history import HISTORY_ITERATIONS, History, HistoryExplainer, Layer
 from eqsat_uopc.saturation.explain.regroup import ADD_ASSOC, ADD_COMM, is_sum, leaf_paths, regroup
 from eqsat_uopc.saturation.lower import Lowerer
 from eqsat_uopc.saturation.piecewise import decided_comparisons
@@ -103,6 +109,9 @@ ITERATION_DEPTH = 3  # depth of the new terms an iteration wrote that a candidat
 ITERATION_MAX_SIZE = 400  # terms larger than this (nodes) are not iterated on
 ITERATION_REACH = 4  # iterations of the egglog rules a pair may be apart for the iteration move
 EGGLOG_PROGRAMS = 60  # fresh egglog e-graphs one chain's search makes at most (then no more attributions)
+HISTORY_PROGRAMS = 120  # fresh egglog e-graphs the history move may make on top of EGGLOG_PROGRAMS
+HISTORY_MOVES = 8  # pairs one chain's search reruns, at most
+HISTORY_MAX_SIZE = 400  # pairs larger than this (nodes, a side) are not rerun
 RESPELL_DEPTH = 3  # depth of the terms over b's subterms that a's subterms are respelt into
 ANALYSIS_ITERATIONS = 8  # iterations of the analyses before a rule is tried, at most
 _MAY_UNION = re.compile(r"\((union|rewrite|birewrite|subsume|delete)\b")
@@ -127,8 +136,12 @@ class ChainSearch:
         egraph: Any = None,
         hooks: frozenset[str] | None = None,
         facts: tuple[tuple[UOp, UOp, str, str], ...] = (),
+        start: tuple[UOp, tuple[UOp, ...], tuple[tuple[UOp, UOp], ...]] | None = None,
     ):
         self.class_of = class_of
+        # the run's start, for the history move: its program, the root terms united with it, the hooks'
+        # equalities (None: the move is not tried)
+        self.start = start
         # the start hooks' equalities (a, b, the rule that rewrote a into b, the hook): the run's unions
         # that no egglog rule made, each a named step either way (Seeds.named_equalities)
         self.facts = facts
@@ -160,6 +173,10 @@ class ChainSearch:
         self._searched = {}
         self._open = set()
         self._programs = 0  # fresh e-graphs of this chain's search (EGGLOG_PROGRAMS at most)
+        self._program_limit = EGGLOG_PROGRAMS
+        self._histories: dict[tuple[UOp, UOp], list[RewriteStep] | None] = {}
+        self._in_history = False
+        self._history_on = False
         self.programs = 0
 
     def close(self) -> None:
@@ -171,15 +188,15 @@ class ChainSearch:
     # -- the chain
     def chain(self, start: UOp, result: UOp) -> RewriteChain:
         """The steps from start to result (both in the run's e-graph, in one e-class)."""
-        steps: list[RewriteStep] = []
-        self._iteration_moves = 0
-        self._searched: dict[tuple[UOp, UOp, int], list[RewriteStep]] = {}
-        self._open: set[tuple[UOp, UOp]] = set()  # the pairs being searched (at any detours left)
-        self._programs = 0
-        self._pair(start, result, (), steps, DETOURS)
-        if len(steps) > MAX_STEPS:
-            steps = [RewriteStep(UNEXPLAINED, "e-graph", start, result)]
-        self.programs = self._programs  # what the search took (fresh e-graphs), for a bench
+        steps, programs = self._search(start, result, history=False)
+        if not all(s.explained for s in steps) and self.start is not None:
+            # the run's history, only where the other moves left a step unexplained: the search again,
+            # with the history move (a chain the other moves name wholly is kept as it is)
+            again, more = self._search(start, result, history=True)
+            programs += more
+            if sum(not s.explained for s in again) < sum(not s.explained for s in steps):
+                steps = again
+        self.programs = programs  # what the search took (fresh e-graphs), for a bench
         self._programs = 0  # the hints have a budget of their own
         notes: dict[tuple[UOp, UOp], str] = {}  # the hint of each unexplained step the chain kept
         steps = [
@@ -189,6 +206,21 @@ class ChainSearch:
             for s in steps
         ]
         return RewriteChain(start, result, tuple(steps), self.int_semantics)
+
+    def _search(self, start: UOp, result: UOp, history: bool) -> tuple[list[RewriteStep], int]:
+        """The steps from start to result (the history move tried or not), and the fresh e-graphs made."""
+        steps: list[RewriteStep] = []
+        self._iteration_moves = 0
+        self._searched: dict[tuple[UOp, UOp, int], list[RewriteStep]] = {}
+        self._open: set[tuple[UOp, UOp]] = set()  # the pairs being searched (at any detours left)
+        self._programs = 0
+        self._program_limit = EGGLOG_PROGRAMS
+        self._histories = {}
+        self._history_on = history
+        self._pair(start, result, (), steps, DETOURS)
+        if len(steps) > MAX_STEPS:
+            steps = [RewriteStep(UNEXPLAINED, "e-graph", start, result)]
+        return steps, self._programs
 
     def _same_class(self, a: UOp, b: UOp) -> bool:
         if a is b:
@@ -321,6 +353,98 @@ class ChainSearch:
         yield cancelled if detours > 0 and self._cancelled(a, b, path, cancelled, detours) else None
         respelled: list[RewriteStep] = []
         yield respelled if detours > 0 and self._respelled(a, b, path, respelled, detours) else None
+        history: list[RewriteStep] = []
+        yield history if self._through_history(a, b, path, history) else None
+
+    def _through_history(self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep]) -> bool:
+        """Through the run's own history, rebuilt (history.py): the run's start and the pair rerun
+        iteration by iteration, each iteration's e-graph read back, and the chain found by the
+        proof-forest search over them, each hop one named rule or a congruence. Only for a pair of one
+        e-class of the run, where every earlier move left a step unexplained, once per pair, and not
+        inside its own search; its fresh e-graphs are HISTORY_PROGRAMS more than the search's."""
+        if not self._history_on or self.start is None or self._in_history or a.shape or b.shape:
+            return False
+        if max(a.size, b.size) > HISTORY_MAX_SIZE or not self._same_class(a, b) or self.class_of(a) is None:
+            return False
+        if (a, b) not in self._histories:
+            if len(self._histories) >= HISTORY_MOVES:
+                return False
+            self._histories[(a, b)] = None
+            limit, self._program_limit = self._program_limit, self._programs + HISTORY_PROGRAMS
+            self._in_history = True
+            try:
+                history = self._history(a, b)
+                if history is not None:
+                    explainer = HistoryExplainer(
+                        history,
+                        lambda x, y: self._one_rule(x, y, ()),
+                        lambda x: [t for part in self._iteration_terms(x) for t in part],
+                        self._at_start,
+                    )
+                    self._histories[(a, b)] = explainer.explain(a, b)
+            finally:
+                self._in_history = False
+                self._program_limit = limit
+        found = self._histories[(a, b)]
+        if found is None or len(steps) + len(found) > MAX_STEPS:
+            return False
+        steps.extend(replace(s, path=(*path, *s.path)) for s in found)
+        return True
+
+    def _at_start(self, a: UOp, b: UOp) -> list[RewriteStep] | None:
+        """The chain between two terms the run's start united (the seed, the hooks' equalities), by
+        the other moves; None unless wholly named."""
+        steps: list[RewriteStep] = []
+        self._pair(a, b, (), steps, DETOURS)
+        return steps if all(s.explained for s in steps) else None
+
+    @contextmanager
+    def _rerun(self, a: UOp, b: UOp) -> Iterator[tuple[Engine, Lowerer, int, int] | None]:
+        """The pool's engine holding the run's start (its program, the root terms united with it, the
+        hooks' equalities) and a and b, after the bookkeeping rules and the analyses: (engine, its
+        lowerer, a's N id, b's); undone by a rollback when the block ends. None when no egglog rule
+        matched the run or the fresh e-graphs are spent."""
+        engine = self._engine_for()
+        if not self._units or self._programs >= self._program_limit or self.start is None:
+            yield None
+            return
+        self._programs += 1
+        program, roots, equalities = self.start
+        engine.checkpoint()
+        try:
+            egraph = engine.egraph
+            lowerer = Lowerer(egraph)
+            root = lowerer.lower(program)
+            for t in roots:
+                lowerer.union(root, lowerer.lower(t))
+            for x, y in equalities:
+                lowerer.union(lowerer.lower(x), lowerer.lower(y))
+            ia, ib = lowerer.lower(a), lowerer.lower(b)
+            lowerer.flush()
+            egraph.parse_and_run_program("(run bookkeeping 1)")
+            self._analyse(engine, egraph)
+            yield engine, lowerer, ia, ib
+        finally:
+            engine.rollback()
+
+    def _history(self, a: UOp, b: UOp) -> History | None:
+        """The rerun of the run's start with a and b: the e-graph after each iteration of the matched
+        egglog rules (and the analyses), until a and b are in one e-class; None if they are not within
+        HISTORY_ITERATIONS, or no egglog rule matched, or the fresh e-graphs are spent."""
+        with self._rerun(a, b) as rerun:
+            if rerun is None:
+                return None
+            engine, lowerer, ia, ib = rerun
+            egraph, args = engine.egraph, lowerer.args
+            everything = engine.combined((*self._analyses, *(r for r, _ in self._units)))
+            layers = [Layer(Snapshot(egraph), args)]
+            while _value(egraph, ia) != _value(egraph, ib):
+                if len(layers) > HISTORY_ITERATIONS:
+                    return None
+                egraph.parse_and_run_program(f"(run {everything} 1)")
+                egraph.parse_and_run_program("(run bookkeeping 1)")
+                layers.append(Layer(Snapshot(egraph), args))
+            return History(layers)
 
     def _through_facts(
         self, a: UOp, b: UOp, path: tuple[int, ...], detours: int
@@ -681,7 +805,7 @@ class ChainSearch:
         analyses, and its lowerer (the terms' N ids); every change is undone by a rollback when the
         block ends. None when no egglog rule matched the run, or the EGGLOG_PROGRAMS tries are spent."""
         engine = self._engine_for()
-        if not self._units or self._programs >= EGGLOG_PROGRAMS:
+        if not self._units or self._programs >= self._program_limit:
             yield None
             return
         self._programs += 1
