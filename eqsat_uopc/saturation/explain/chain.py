@@ -39,6 +39,7 @@ __all__ = [
     "replace_at",
     "replay",
     "reversed_steps",
+    "same_head",
     "subterm_at",
 ]
 
@@ -246,3 +247,15 @@ def infix(u: UOp) -> str:
         else:
             memo[n] = (uir_line(n), 9)
     return memo[u][0]
+
+
+def same_head(a: UOp, b: UOp) -> bool:
+    """Do a and b have one operator, argument, dtype, shape and arity (so that equal sources, or
+    sources in equal classes, make them congruent)?"""
+    return (
+        a.op is b.op
+        and a.arg == b.arg
+        and a.dtype is b.dtype
+        and a.shape == b.shape
+        and len(a.src) == len(b.src)
+    )

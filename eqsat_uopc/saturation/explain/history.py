@@ -42,7 +42,7 @@ from typing import Any
 
 from eqsat_uopc.ir.ops import Ops
 from eqsat_uopc.ir.uop import UOp
-from eqsat_uopc.saturation.explain.chain import RewriteStep, reversed_steps
+from eqsat_uopc.saturation.explain.chain import RewriteStep, reversed_steps, same_head
 from eqsat_uopc.saturation.serialize import Snapshot
 
 __all__ = ["HISTORY_CALLS", "HISTORY_ITERATIONS", "HISTORY_MEMBERS", "History", "HistoryExplainer", "Layer"]
@@ -228,8 +228,10 @@ class HistoryExplainer:
         if i is None:
             return None
         layer = self.history.layers[i]
-        if _same_shape(t, u) and all(
-            layer.class_of(s) == layer.class_of(v) for s, v in zip(t.src, u.src, strict=True)
+        if (
+            same_head(t, u)
+            and t.src
+            and all(layer.class_of(s) == layer.class_of(v) for s, v in zip(t.src, u.src, strict=True))
         ):
             return self._sources(t, u)
         if i == 0:
@@ -486,14 +488,3 @@ def _then(first: Steps, rest: Callable[[], Steps | None]) -> Callable[[], Steps 
         return None if tail is None else first + tail
 
     return steps
-
-
-def _same_shape(t: UOp, u: UOp) -> bool:
-    return (
-        t.op is u.op
-        and t.arg == u.arg
-        and t.dtype is u.dtype
-        and t.shape == u.shape
-        and len(t.src) == len(u.src)
-        and bool(t.src)
-    )

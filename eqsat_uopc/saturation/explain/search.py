@@ -87,6 +87,7 @@ from eqsat_uopc.saturation.explain.chain import (
     RewriteStep,
     replace_at,
     reversed_steps,
+    same_head,
     subterm_at,
 )
 from eqsat_uopc.saturation.explain.history import HISTORY_ITERATIONS, History, HistoryExplainer, Layer
@@ -258,14 +259,7 @@ class ChainSearch:
     def _search_pair(
         self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
     ) -> None:
-        if (
-            a.op is b.op
-            and a.arg == b.arg
-            and a.dtype is b.dtype
-            and a.shape == b.shape
-            and len(a.src) == len(b.src)
-            and all(self._same_class(s, t) for s, t in zip(a.src, b.src, strict=True))
-        ):
+        if same_head(a, b) and all(self._same_class(s, t) for s, t in zip(a.src, b.src, strict=True)):
             for i, (s, t) in enumerate(zip(a.src, b.src, strict=True)):
                 self._pair(s, t, (*path, i), steps, detours)
             return
