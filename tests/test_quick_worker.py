@@ -10,15 +10,14 @@ from eqsat_uopc.saturation import HOOKS, saturate
 from eqsat_uopc.verify import begin_validation, quick_worker, validate, validate_candidates
 from eqsat_uopc.verify.proof import QuickTry, begin_quick_try
 from eqsat_uopc.verify.quick_contexts import QUICK_TACTICS
+from tests.test_quick_contexts import PAIRS as QUICK_CONTEXT_PAIRS
 
 x, y = UOp.param(0), UOp.param(1)
 
-# refuted pairs whose counterexample z3 chooses among many, proofs, a vacuous one, a constant
+# test_quick_contexts' refuted pairs (counterexamples z3 chooses among many) and proof, then proofs,
+# a vacuous one, a constant
 PAIRS = [
-    (x * 3 // 3, x, "wrap"),
-    ((x + y) // 2, x // 2 + y // 2, "wrap"),
-    ((x + y) * 2, x * 2 + y * 2, "no_overflow"),
-    (x * y // y, x, "no_overflow"),
+    *QUICK_CONTEXT_PAIRS,
     ((x * 4 + 8) // 4, x + 2, "no_overflow"),
     (x // 0 + 1, UOp.const(3), "wrap"),
     ((x * 4 + 8) // 4 - x - 2, UOp.const(0), "no_overflow"),
