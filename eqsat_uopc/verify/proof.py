@@ -34,9 +34,10 @@ share of timeout_ms.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache, partial
 from typing import Any
 
 import z3
@@ -174,14 +175,18 @@ def prove_equivalent(
     # the quick try begun in the z3 process (of comparable programs without f32) said unsat: the quick
     # try here would say so too, and the proof stands once a simple input shows that it compared
     # something (sought while the process answers); else all is asked here
+    # (the witness and the first question are each made once, for the try begun and for the ones here)
+    witnessed = cache(partial(_defined_somewhere, a, b, int_semantics, refinement))
+    asked_before: tuple[SmtScript, str, str] | None = None
     if (
         quick_try is not None
         and quick_first
         and quick_try.asks(a, b, int_semantics, first, refinement, rlimit)
     ):
-        witnessed = _defined_somewhere(a, b, int_semantics, refinement)
-        if quick_try.take() == "unsat" and witnessed:
+        witnessed()
+        if quick_try.take() == "unsat" and witnessed():
             return Proof("proved", int_semantics, encoding=first)
+        asked_before = quick_try.parts
     check_comparable(a, b)
     if has_f32(a, b):
         return Proof("not_attempted", int_semantics, reason="f32 programs are not proved")
@@ -196,7 +201,10 @@ def prove_equivalent(
         plan = [("int", timeout_ms)]
     reasons = []
     for encoding, budget in plan:
-        script, not_goal, defined = _question(a, b, int_semantics, encoding, refinement)
+        if asked_before is not None and encoding == first:
+            script, not_goal, defined = asked_before
+        else:
+            script, not_goal, defined = _question(a, b, int_semantics, encoding, refinement)
         answer: Proof | str = ""
         for quick in (True, False) if quick_first else (False,):
             with _fresh_solver(quick, budget, rlimit) as solver:
@@ -208,6 +216,7 @@ def prove_equivalent(
                     (not_goal, defined),
                     (budget, rlimit),
                     quick_first,
+                    witnessed,
                 )
             if isinstance(answer, Proof):
                 return answer
@@ -238,16 +247,18 @@ def _decide(
     terms: tuple[str, str],
     budget: tuple[int, int | None],
     quick_first: bool,
+    witnessed: Callable[[], bool],
 ) -> Proof | str:
     """solver's answer to the script's question (pair: prove_equivalent's a, b, int_semantics,
-    refinement, names; terms: the goal's negation, and where the goal compares anything): a Proof
+    refinement, names; terms: the goal's negation, and where the goal compares anything; witnessed:
+    `_defined_somewhere` of the pair, computed once a call of prove_equivalent): a Proof
     when it decides, else z3's reason for giving up. No z3 object of the solver's context outlives
     the call (the quick try's context is then deleted on quick_contexts.py's thread)."""
     a, b, int_semantics, refinement, names = pair
     not_goal, defined = terms
     result = script.solver(solver, not_goal).check()
     if result == z3.unsat:
-        if _defined_somewhere(a, b, int_semantics, refinement):  # the goal compared something
+        if witnessed():  # the goal compared something
             return Proof("proved", int_semantics, encoding=encoding)
         return _proved(script, defined, budget, encoding, refinement, quick_first)
     if result == z3.sat:
@@ -263,6 +274,7 @@ class QuickTry:
 
     question: tuple[UOp, UOp, str, str, bool, int | None]  # a, b, int_semantics, encoding, refinement, rlimit
     asked: Asked
+    parts: tuple[SmtScript, str, str]  # the question as `_question` made it (asked again, if need be)
     taken: bool = field(default=False)
 
     def asks(self, *question: Any) -> bool:
@@ -296,9 +308,10 @@ def begin_quick_try(
     encodings=(encoding,), quick_first=True)'s quick try in the z3 process (quick_worker.py): the
     question is written here and checked there, by the quick solver of a fresh context made as here
     (its rlimit a quarter of `rlimit`). (The programs must be comparable, without f32.)"""
-    script, not_goal, _ = _question(a, b, int_semantics, encoding, refinement)
+    parts = _question(a, b, int_semantics, encoding, refinement)
+    script, not_goal, _ = parts
     asked = quick_worker.ask(script.asserting(not_goal), _quarter(rlimit), QUICK_TACTICS)
-    return QuickTry((a, b, int_semantics, encoding, refinement, rlimit), asked)
+    return QuickTry((a, b, int_semantics, encoding, refinement, rlimit), asked, parts)
 
 
 def _question(
