@@ -505,10 +505,7 @@ class ChainSearch:
             return False
         own.append(one)
         self._pair(cancelled, b, path, own, detours - 1)
-        if not all(r.explained for r in own) or len(steps) + len(own) > MAX_STEPS:
-            return False
-        steps.extend(own)
-        return True
+        return _appended(steps, own)
 
     def _respelled(
         self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
@@ -567,10 +564,7 @@ class ChainSearch:
             if not all(r.explained for r in own):
                 return False
         self._pair(middle, b, path, own, detours - 1)
-        if not all(r.explained for r in own) or len(steps) + len(own) > MAX_STEPS:
-            return False
-        steps.extend(own)
-        return True
+        return _appended(steps, own)
 
     def _respelling(self, u: UOp, home: Any, term: Callable[[Any, int], UOp | None]) -> UOp:
         """The smallest term of u's e-class with u's operator over `term`'s terms (u if none, if u is
@@ -671,10 +665,7 @@ class ChainSearch:
         own.extend(regroup(a, middle, path))
         for place, t in pairs:
             self._pair(t, subterm_at(b, place), (*path, *place), own, detours)
-        if not all(s.explained for s in own) or len(steps) + len(own) > MAX_STEPS:
-            return False
-        steps.extend(own)
-        return True
+        return _appended(steps, own)
 
     def _through_class(
         self, a: UOp, b: UOp, path: tuple[int, ...], steps: list[RewriteStep], detours: int
@@ -1099,3 +1090,12 @@ def _rule_name(matched: str) -> str:
 def _value(egraph: bindings.EGraph, name: int) -> Any:
     span = bindings.PanicSpan()
     return egraph.eval_expr(bindings.Call(span, "N", [bindings.Lit(span, bindings.Int(name))]))[1]
+
+
+def _appended(steps: list[RewriteStep], own: list[RewriteStep]) -> bool:
+    """Append a move's own steps to the chain's when every one is explained and the chain stays within
+    MAX_STEPS: did the move succeed?"""
+    if not all(s.explained for s in own) or len(steps) + len(own) > MAX_STEPS:
+        return False
+    steps.extend(own)
+    return True
