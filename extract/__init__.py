@@ -34,6 +34,7 @@ from eqsat_uopc.extract.cost import (
     cost_model,
     cost_of,
     costs_of,
+    extraction_depth,
 )
 from eqsat_uopc.extract.egglog_extract import EgglogExtractor
 from eqsat_uopc.extract.egraph import ClassId, EClass, EGraph, EGraphError, ENode
@@ -86,6 +87,7 @@ __all__ = [
     "cost_of",
     "costs_of",
     "extract",
+    "extraction_depth",
     "extractor_named",
     "load_latency_table",
     "save_latency_table",

@@ -4,7 +4,11 @@ A cost model is any object with
 
 - `name: str` (optional; the class name is used otherwise),
 - `kind: "tree" | "dag" | "depth"`: how node costs aggregate into a program cost,
-- `node_cost(op, arg, dtype, shape) -> number`: the cost of one node, finite and >= 0.
+- `node_cost(op, arg, dtype, shape) -> number`: the cost of one node, finite and >= 0;
+- `min_node_cost: number` (optional): a lower bound on every node's cost. When it is above 0, a
+  program of cost C is at most C / min_node_cost nodes deep (on any kind: each node of a
+  root-to-leaf path is counted at least once), so extraction may leave out the e-classes deeper
+  than that below the roots when it knows a program of cost C (`extraction_depth`).
 
 The kinds:
 - "tree": cost(node) = node_cost + sum of the children's costs, counted with multiplicity (a
@@ -35,7 +39,7 @@ import math
 import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from eqsat_uopc.extract.errors import CostModelError
 from eqsat_uopc.extract.latency import Latency
@@ -59,6 +63,7 @@ __all__ = [
     "cost_model_name",
     "cost_of",
     "costs_of",
+    "extraction_depth",
 ]
 
 COST_KINDS: tuple[str, ...] = ("tree", "dag", "depth")
@@ -77,6 +82,7 @@ class TreeSize:
 
     name: str = "tree_size"
     kind: str = "tree"
+    min_node_cost: ClassVar[int] = 1  # every node costs 1
 
     def node_cost(self, op: Ops, arg: Any, dtype: DType, shape: tuple[int, ...]) -> int:
         return 1
@@ -88,6 +94,7 @@ class DagSize:
 
     name: str = "dag_size"
     kind: str = "dag"
+    min_node_cost: ClassVar[int] = 1  # every node costs 1
 
     def node_cost(self, op: Ops, arg: Any, dtype: DType, shape: tuple[int, ...]) -> int:
         return 1
@@ -99,6 +106,7 @@ class Depth:
 
     name: str = "depth"
     kind: str = "depth"
+    min_node_cost: ClassVar[int] = 1  # every node costs 1
 
     def node_cost(self, op: Ops, arg: Any, dtype: DType, shape: tuple[int, ...]) -> int:
         return 1
@@ -111,6 +119,15 @@ COST_MODELS: dict[str, Any] = {
     "latency": Latency(),
 }
 COST_ALIASES: dict[str, str] = {"smallest": "dag_size", "fastest": "latency"}
+
+
+def extraction_depth(model: Any, cost: float) -> int | None:
+    """The most nodes a root-to-leaf path of a program costing at most `cost` under model can have, or
+    None when the model gives no positive lower bound on a node's cost (`min_node_cost`)."""
+    least = getattr(model, "min_node_cost", 0)
+    if not isinstance(least, numbers.Real) or isinstance(least, bool) or not least > 0:
+        return None
+    return math.floor(cost / least + 1e-9)
 
 
 def cost_model_name(model: Any) -> str:

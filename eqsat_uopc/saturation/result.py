@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any
 from egglog import bindings
 
 from eqsat_uopc.bulk import gc_paused
-from eqsat_uopc.extract import Extraction, build_programs, extract
+from eqsat_uopc.extract import (
+    EgglogExtractor,
+    Extraction,
+    build_programs,
+    cost_model,
+    cost_of,
+    extract,
+    extraction_depth,
+    extractor_named,
+)
 from eqsat_uopc.ir.uop import UOp
 from eqsat_uopc.saturation.admissible import admissible_under_no_overflow
 from eqsat_uopc.saturation.config import SaturationConfig
@@ -105,10 +114,12 @@ class Saturation:
 
     def close(self) -> None:
         """Read the e-graph back (extraction and queries keep working) and give the engine back.
-        After close, only egglog's own extractors (egglog_tree, egglog_dag) are unavailable."""
+        After close, only egglog's own extractors (egglog_tree, egglog_dag) are unavailable. What
+        is read is egglog's tables (the snapshot); the EGraph is made from them when first asked."""
         if self._lease.alive:
             try:
-                _ = self.egraph
+                if self._live is not None:
+                    self._current()
             finally:
                 self._lease.end()
 
@@ -130,22 +141,25 @@ class Saturation:
         """The serialized e-graph (eqsat_uopc.extract.EGraph), root = the program's e-class."""
         if self._egraph_cache is None:
             with gc_paused():  # the snapshot and the EGraph: objects per e-node, no cycles
-                snap = self._current()
                 t = time.perf_counter()
-                live = self._live
-                root = snap.by_name[live.root]
-                egg = live.egraph if not self.closed else None
-                lease = self._lease  # the EGraph's egglog extractors hold the engine too (Lease)
-                self._egraph_cache = snap.to_egraph(live.lowerer.args, (root,), egg, lambda: lease.alive)
-                if self.config.int_semantics == "no_overflow":
-                    ids = snap.class_ids()
-                    trusted = {ids[snap.by_name[k]] for k in live.trusted if k in snap.by_name}
-                    bounds = {ids[v]: b for v, b in snap.bounds.items() if v in ids}
-                    self._extractable_cache = admissible_under_no_overflow(
-                        self._egraph_cache, trusted, bounds
-                    )
+                self._egraph_cache, self._extractable_cache = self._read_back()
                 self.report.raise_time += time.perf_counter() - t
         return self._egraph_cache
+
+    def _read_back(self, region: dict | None = None) -> tuple[EGraph, EGraph | None]:
+        """The EGraph of the e-graph read back (of its `region` only, if given: Snapshot.region) and,
+        under no_overflow, its admissible e-nodes (admissible.py)."""
+        snap, live = self._current(), self._live
+        root = snap.by_name[live.root]
+        egg = live.egraph if not self.closed else None
+        lease = self._lease  # the EGraph's egglog extractors hold the engine too (Lease)
+        egraph = snap.to_egraph(live.lowerer.args, (root,), egg, lambda: lease.alive, region)
+        if self.config.int_semantics != "no_overflow":
+            return egraph, None
+        ids = snap.class_ids()
+        trusted = {ids[snap.by_name[k]] for k in live.trusted if k in snap.by_name}
+        bounds = {ids[v]: b for v, b in snap.bounds.items() if v in ids}
+        return egraph, admissible_under_no_overflow(egraph, trusted, bounds)
 
     @property
     def extractable(self) -> EGraph:
@@ -168,15 +182,63 @@ class Saturation:
         is never costlier than the program itself or the terms the hooks put in its e-class (the
         greedy seed: all passed as extraction candidates, which a heuristic extractor can miss)."""
         c = self.config
+        model = cost_model(c.cost if cost is None else cost)
+        extractor = c.extractor if extractor is None else extractor
+        candidates = (*self.seeds.root_terms.values(), self.program)
+        egraph, region = self._extraction_egraph(model, extractor, candidates)
         res = extract(
-            self.extractable,
-            cost=c.cost if cost is None else cost,
-            extractor=c.extractor if extractor is None else extractor,
+            egraph,
+            cost=model,
+            extractor=extractor,
             time_limit=c.extract_time_limit if time_limit is ... else time_limit,
             branch_limit=c.extract_branch_limit if branch_limit is ... else branch_limit,
-            candidates=(*self.seeds.root_terms.values(), self.program),
+            candidates=candidates,
         )
-        return dataclasses.replace(res, report=self.report, saturation=self)
+        info = res.info if region is None else {**res.info, "region": region}
+        return dataclasses.replace(res, report=self.report, saturation=self, info=info)
+
+    def _extraction_egraph(
+        self, model: Any, extractor: Any, candidates: tuple[UOp, ...]
+    ) -> tuple[EGraph, dict[str, int] | None]:
+        """The e-graph to extract from: `.extractable`, or only the part of it where a program as
+        cheap as the cheapest candidate can be, when that is less; with, then, what the part is
+        (the result's `info["region"]`: its e-nodes, the whole e-graph's, and the depth bound).
+
+        A program costing at most C under a model whose nodes each cost at least m is at most C / m
+        nodes deep (cost.extraction_depth), so its e-classes lie at most C / m - 1 child steps below
+        the root: the e-classes deeper than that (and the e-nodes over them) cannot be in a program
+        as cheap as a candidate costing C, which extraction returns anyway when the extractor finds
+        nothing cheaper (extract's candidates). The region is read back alone, and the whole e-graph
+        not at all: a 100,000-node sum chain whose greedy seed is `x + c` has 425,000 e-nodes, of
+        which extraction then reads a handful. The region is used only when the cheapest candidate
+        is one of its programs (a candidate whose e-node a rule subsumed, or which, under
+        no_overflow, may overflow, bounds nothing: the best program may cost more). egglog's own
+        extractors read the live e-graph, and get the whole."""
+        whole = self.extractable if self._egraph_cache is not None or self._live is None else None
+        if isinstance(extractor, str) and extractor != "auto":
+            extractor = extractor_named(extractor)
+        if whole is not None or isinstance(extractor, EgglogExtractor):
+            return whole or self.extractable, None
+        best = min(candidates, key=lambda u: cost_of(u, model))
+        depth = extraction_depth(model, cost_of(best, model))
+        if depth is None or depth < 1:
+            return self.extractable, None
+        with gc_paused():
+            snap = self._current()
+            t = time.perf_counter()
+            root = snap.by_name[self._live.root]
+            region = snap.region((root,), depth - 1)
+            found = None
+            if region is not None and root in region:
+                egraph, admissible = self._read_back(region)
+                found = egraph if admissible is None else admissible
+                if found.choice_of((best,)) is None:
+                    found = None
+            self.report.raise_time += time.perf_counter() - t
+        if found is None:
+            return self.extractable, None
+        size = sum(len(ec.nodes) for ec in found.classes.values())
+        return found, {"enodes": size, "of": snap.num_enodes, "depth": depth}
 
     def draw(
         self, path: str | Path, extraction: Extraction | None = None, max_enodes: int = DEFAULT_MAX_ENODES

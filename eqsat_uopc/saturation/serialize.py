@@ -251,21 +251,65 @@ class Snapshot:
     def class_ids(self) -> dict[bindings.Value, ClassId]:
         return {v: f"c{i}" for i, v in enumerate(self.order)}
 
+    def region(
+        self, roots: tuple[bindings.Value, ...], steps: int
+    ) -> dict[bindings.Value, list[SNode]] | None:
+        """The sub-e-graph of the terms at most `steps` + 1 nodes deep below the roots: the e-classes
+        at most `steps` child steps below them, each with its e-nodes whose children are all kept (an
+        e-class left with none goes, and the e-nodes over it in turn), in `classes`' order; None when
+        that is the whole e-graph. Each of its terms is one of the e-graph's, and every term of the
+        e-graph no deeper than that is one of its."""
+        classes = self.classes
+        seen = set(roots)
+        frontier = list(roots)
+        for _ in range(steps):
+            reached = []
+            for v in frontier:
+                for n in classes[v]:
+                    for k in n[3]:
+                        if k not in seen:
+                            seen.add(k)
+                            reached.append(k)
+            if not reached:
+                break
+            frontier = reached
+        if len(seen) == len(classes):
+            return None
+        kept = {v: [n for n in nodes if seen.issuperset(n[3])] for v, nodes in classes.items() if v in seen}
+        gone = [v for v, nodes in kept.items() if not nodes]
+        if gone:
+            users: dict[bindings.Value, list[bindings.Value]] = {}
+            for v, nodes in kept.items():
+                for n in nodes:
+                    for k in n[3]:
+                        users.setdefault(k, []).append(v)
+            while gone:
+                g = gone.pop()
+                for u in users.get(g, ()):
+                    if kept[u]:
+                        kept[u] = [n for n in kept[u] if g not in n[3]]
+                        if not kept[u]:
+                            gone.append(u)
+        return {v: nodes for v, nodes in kept.items() if nodes}
+
     def to_egraph(
         self,
         args: list[Any],
         roots: tuple[bindings.Value, ...],
         live: bindings.EGraph | None,
         is_live: Callable[[], bool] = lambda: True,
+        region: dict[bindings.Value, list[SNode]] | None = None,
     ) -> EGraph:
         """The extractors' EGraph (see the module docstring); `args` is the lowering's arg table.
-        egglog's own extractors work on `live` while is_live() says it still holds this e-graph."""
+        egglog's own extractors work on `live` while is_live() says it still holds this e-graph.
+        With `region` (a `region()` holding the roots), the EGraph of that sub-e-graph; its e-class
+        ids are the whole e-graph's."""
         ids = self.class_ids()
         id_of = ids.__getitem__
         parsed: dict[str, tuple] = {}  # type string -> (dtype, shape): a few dozen distinct ones
         classes: dict[ClassId, EClass] = {}
         op_of = _PLAIN_OP  # the e-nodes whose ENode needs no more than op, arg and children
-        for v, nodes in self.classes.items():
+        for v, nodes in (self.classes if region is None else region).items():
             t = self.types[v]
             dtype, shape = parsed.get(t) or parsed.setdefault(t, parse_type(t))
             cid = ids[v]
