@@ -129,6 +129,21 @@ def test_sums_combine_like_terms_and_recombine_quotients():
     assert fold_sum(x + y) is None
 
 
+@pytest.mark.parametrize("exact", [False, True])
+def test_an_atom_plus_a_constant_is_left_as_it_is(exact):
+    # what fold_sum returns at once, without reading a linear form (the sum chain's every prefix)
+    x, g = P(0), P(1, 0, 255)
+    atoms = [x, g // 8, g % 8, x.maximum(g), (x < g).where(x, g), (x < g).cast(dtypes.i32), x * g]
+    for atom in atoms:
+        for k in (1, -1, 2**30, I32_MAX, I32_MIN):
+            assert fold_sum(atom + k, exact) is None
+            assert fold_sum(UOp.const(k) + atom, exact) is None
+        assert fold_sum(atom + 0, exact) is atom  # not an atom plus a constant: 0 goes
+    # a sum or a product by a constant is read through: its form may be written smaller
+    assert fold_sum((g + 3) + 4, exact) is g + 7
+    assert fold_sum((g + 3) * 2 + 4, exact) is g * 2 + 10
+
+
 # -- comparisons
 
 

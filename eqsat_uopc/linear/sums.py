@@ -53,6 +53,11 @@ def fold_sum(u: UOp, exact: bool = False) -> UOp | None:
     (`exact`: the terms' values are taken as exact, as no_overflow assumes)."""
     if u.op is not Ops.ADD or not is_index(u):
         return None
+    a, b = u.src
+    if (a.op is Ops.CONST) is not (b.op is Ops.CONST):
+        term, k = (b, a.arg) if a.op is Ops.CONST else (a, b.arg)
+        if k and term.op is not Ops.ADD and term.op is not Ops.MUL:
+            return None  # an atom plus a constant: nothing to combine, and no smaller way to write it
     lf = LinearForm.of(u)
     if lf is None:
         return None
