@@ -46,9 +46,10 @@ def test_every_egg_rule_is_read(reports):
     # recombinations with a variable divisor, divmod/div-div-negative and divmod/mod-two-odd-shift),
     # each proved for every semantics that runs it: the 273 wrap forms (the 282 of then, less the 10
     # intervals/full-* claims now :wrap-only, and mod-two-odd-shift's) a second time, over the
-    # integers (no_overflow); 455 and 278 since the five offsets/view-* rules (Compared)
-    assert sum(r.form == "wrap" for r in reports) == 2 * 278
-    assert len(reports) == 455 + 278
+    # integers (no_overflow); 455 and 278 since the five offsets/view-* rules (Compared), 457 and 280
+    # since offsets/view-narrow-lo and -hi (Narrow)
+    assert sum(r.form == "wrap" for r in reports) == 2 * 280
+    assert len(reports) == 457 + 280
 
 
 def test_no_egg_rule_is_unsound_and_every_int_rule_is_checked(reports):

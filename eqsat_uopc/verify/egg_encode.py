@@ -71,6 +71,7 @@ _RELATIONS: dict[str, tuple[int, int, Any]] = {
     "AskMult": (1, 1, None),
     "AtLeast": (2, 1, _at_least),
     "Compared": (1, 0, None),
+    "Narrow": (1, 0, None),
     "DigitOf": (2, 3, _digit_of),
     "RemOf": (2, 2, _rem_of),
     "QuotOf": (2, 2, _quot_of),
