@@ -3,6 +3,7 @@
     .venv/bin/python bench/scale.py                        # every family, 25k..200k, validation on and off
     .venv/bin/python bench/scale.py --sizes 25000,50000    # some sizes only
     .venv/bin/python bench/scale.py --families chain --no-validate-off
+    .venv/bin/python bench/scale.py --cpu-phases           # the report's phases in CPU seconds too
 
 Four families of programs, each built to a given node count (`program(family, n)`):
 - `chain`: `x + 0 + 1 + ... + k`, a left-nested sum of distinct constants onto an input (the
@@ -14,11 +15,14 @@ Four families of programs, each built to a given node count (`program(family, n)
 - `mixed`: a STACK of short sums of products and divisions, `x*i + y // d + (x + y)*k + i`.
 
 Each program is optimized with the default settings but a node budget of 5 nodes per program node
-(the default 10,000 is below the programs' own size), once with validation (as users run it) and
-once without. Sizes run smallest to largest and, at each size, the families and both modes one
+(the default 10,000 is below the programs' own size; the match budget follows it, 100 matches per
+e-node of the node budget: SaturationConfig.match_budget_in_effect), once with validation (as users
+run it) and once without. Sizes run smallest to largest and, at each size, the families and both modes one
 after another (interleaved), so the ratios compare runs made under the same load. Printed per run:
 seconds in all (wall and the process's CPU time: on a shared machine the wall time counts other
-load too), microseconds per program node, and where the time went (the hooks' start phases,
+load too), microseconds per program node, each pulse's stop reason, iterations and egglog rule matches
+(a family should stop for the same reason at every size, else its time per node compares runs
+cut short at different points), and where the time went (the hooks' start phases,
 lowering, egglog, read-back, extraction, validation; from the report's `phase_times` and the
 validation's own time); at the end, per family and mode, the wall and the CPU time per node at the
 largest size over the smallest (target: at most 1.3).
@@ -97,6 +101,14 @@ def phases(result) -> str:
     return ", ".join(f"{k} {s:.2f}" for k, s in shown if s >= 0.005)
 
 
+def stops(result) -> str:
+    """Each pulse's stop reason, iterations and rule matches (`node_budget 12 it 1,234,567 m`)."""
+    pulses = result.info.get("pulses", (result,))
+    return "; ".join(
+        f"{e.report.stop_reason} {e.report.iterations} it {e.report.rule_matches:,} m" for e in pulses
+    )
+
+
 def run(family: str, n: int, validate: bool) -> tuple[float, float, int]:
     """One optimize: its wall and CPU seconds and the program's size."""
     p = program(family, n)
@@ -118,7 +130,7 @@ def run(family: str, n: int, validate: bool) -> tuple[float, float, int]:
     print(
         f"   {family:7s} {size:>8,} nodes  validate {'on ' if validate else 'off'} {dt:7.2f} s "
         f"{dt / size * 1e6:6.1f} us/node (CPU {dcpu:7.2f} s {dcpu / size * 1e6:6.1f} us/node)  -> "
-        f"{r.program.size:,} nodes, {r.report.stop_reason}"
+        f"{r.program.size:,} nodes, {stops(r)}"
         f"{checked}\n      {phases(r)}",
         flush=True,
     )
@@ -131,8 +143,17 @@ def main() -> None:
     ap.add_argument("--families", default=",".join(FAMILIES))
     ap.add_argument("--no-validate-off", action="store_true", help="only the runs with validation on")
     ap.add_argument("--no-validate-on", action="store_true", help="only the runs with validation off")
+    ap.add_argument(
+        "--cpu-phases",
+        action="store_true",
+        help="read time.perf_counter as the process's CPU time, so that the report's phases (egglog, "
+        "read-back, ...) are CPU seconds, as the totals are, on a loaded machine (the wall times then "
+        "read CPU too)",
+    )
     ap.add_argument(results.FLAG, action="store_true", help=results.FLAG_HELP)
     args = ap.parse_args()
+    if args.cpu_phases:
+        time.perf_counter = time.process_time  # every phase timer reads time.perf_counter() at call
     sizes = [int(s) for s in args.sizes.split(",")]
     families = args.families.split(",")
     modes = [m for m, skip in ((True, args.no_validate_on), (False, args.no_validate_off)) if not skip]
@@ -142,6 +163,7 @@ def main() -> None:
             (f"sizes {args.sizes}", sizes != [25000, 50000, 100000, 200000]),
             (f"families {args.families}", families != list(FAMILIES)),
             (f"validation {'on' if modes == [True] else 'off'} only", len(modes) < 2),
+            ("phases in CPU seconds", args.cpu_phases),
         )
         if differs
     )

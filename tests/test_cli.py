@@ -240,9 +240,11 @@ def test_every_setting_is_an_option_and_budget_is_an_alias(capsys):
 def test_the_limits_options_take_none_and_default_to_the_work_limits(capsys):
     args = ["optimize", str(EXAMPLES / "call_sq.uir"), "--json"]
     assert main(args) == 0
-    config = json.loads(capsys.readouterr().out)["config"]
+    got = json.loads(capsys.readouterr().out)
+    config = got["config"]
     limits = ("match_budget", "time_limit", "extract_branch_limit", "extract_time_limit")
-    assert [config[k] for k in limits] == [1_000_000, None, 100, None]
+    assert [config[k] for k in limits] == [None, None, 100, None]
+    assert got["report"]["match_budget"] == 1_000_000  # None: 100 per e-node of the node budget, at least
     more = ["--match-budget", "5_000", "--time-limit", "2.5", "--extract-branch-limit", "none"]
     assert main([*args, *more, "--extract-time-limit", "3"]) == 0
     config = json.loads(capsys.readouterr().out)["config"]

@@ -18,7 +18,7 @@ def test_defaults_live_in_one_place_and_every_setting_has_help():
         "int_semantics": "wrap",
         "node_budget": 10_000,
         "iter_limit": 30,
-        "match_budget": 1_000_000,
+        "match_budget": None,
         "time_limit": None,
         "match_limit": 1000,
         "ban_length": 5,
@@ -45,6 +45,24 @@ def test_the_default_limits_count_work_and_the_wall_clock_ones_are_off():
     assert (c.time_limit, c.extract_time_limit, c.extract_branch_limit) == (2.5, 1.0, None)
 
 
+def test_the_match_budget_grows_with_the_node_budget_unless_one_is_set():
+    # 100 matches per e-node of the node budget, at least 1,000,000 (the default node budget's): a
+    # budget raised for a larger program buys the work to fill it (docs/DESIGN.md, "Scale")
+    budgets = [
+        DEFAULT_CONFIG.replace(**settings).match_budget_in_effect
+        for settings in (
+            {},
+            {"node_budget": 2_000},
+            {"node_budget": 10_001},
+            {"node_budget": 1_000_000},
+            {"node_budget": 1_000_000, "match_budget": 5},
+        )
+    ]
+    assert budgets == [1_000_000, 1_000_000, 1_000_100, 100_000_000, 5]
+    report = saturate(x + 1, node_budget=20_000).report
+    assert (report.node_budget, report.match_budget) == (20_000, 2_000_000)
+
+
 @pytest.mark.parametrize(
     ("settings", "error", "message"),
     [
@@ -56,6 +74,7 @@ def test_the_default_limits_count_work_and_the_wall_clock_ones_are_off():
         ({"extract_branch_limit": 0}, SaturationError, "extract_branch_limit must be positive, got 0"),
         ({"extract_branch_limit": 2.0}, SaturationError, "extract_branch_limit must be an int, got 2.0"),
         ({"match_budget": -5}, SaturationError, "match_budget must be positive, got -5"),
+        ({"match_budget": 1e6}, SaturationError, "match_budget must be an int, got 1000000.0"),
         ({"match_limit": True}, SaturationError, "match_limit must be an int, got True"),
         ({"pulses": 0}, SaturationError, "pulses must be positive, got 0"),
         ({"seed_greedy": 1}, SaturationError, "seed_greedy must be True or False, got 1"),

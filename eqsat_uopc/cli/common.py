@@ -136,6 +136,8 @@ def saturation_options(p: argparse.ArgumentParser, extra_costs: Sequence[str] = 
             kw.update(type=seconds(allow_none=True), metavar="S|none")
         elif f.name == "extract_branch_limit":
             kw.update(type=integer(minimum=1, allow_none=True), metavar="N|none")
+        elif f.name == "match_budget":  # None: derived from the node budget (match_budget_in_effect)
+            kw.update(type=integer(minimum=1), metavar="N")
         elif isinstance(default, float):
             kw.update(type=seconds(), metavar="S")
         else:
@@ -143,7 +145,11 @@ def saturation_options(p: argparse.ArgumentParser, extra_costs: Sequence[str] = 
         help_text = FIELD_HELP[f.name].replace("(None: no limit)", "('none': no limit)")
         if f.name == "rules":
             help_text = help_text.replace("; or a RuleSet", f" (rule sets: {', '.join(RULE_SETS)})")
-        option(p, *flags, default=default, help=help_text, shown="none" if default is None else None, **kw)
+        shown = "none" if default is None else None
+        if f.name == "match_budget":
+            shown = "100 per e-node of --node-budget, at least 1000000"
+            help_text = help_text.replace("; None: 100 per e-node of node_budget, at least 1,000,000", "")
+        option(p, *flags, default=default, help=help_text, shown=shown, **kw)
     rule_file_options(p)
 
 

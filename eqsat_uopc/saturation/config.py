@@ -10,7 +10,11 @@ SaturationConfig and pass it through, so a budget or a cost model means the same
 
 A config is validated when it is made: a bad value raises SaturationError naming the setting,
 before any work. The defaults finish in seconds per program, for interactive use and corpus
-sweeps; raise `node_budget` and `match_budget` for larger e-graphs.
+sweeps; raise `node_budget` for larger e-graphs, and the match budget follows it unless one is set
+(`match_budget_in_effect`: 100 matches per e-node of the node budget, at least 1,000,000):
+
+    >>> [SaturationConfig(node_budget=n).match_budget_in_effect for n in (10_000, 500_000)]
+    [1000000, 50000000]
 
 The limits that stop a run by default measure work, not time, so that the same program and
 settings give the same result on any machine under any load (docs/DESIGN.md, "Determinism"):
@@ -32,14 +36,28 @@ from eqsat_uopc.extract import AUTO_BRANCH_LIMIT
 from eqsat_uopc.rules import INT_SEMANTICS, RULE_SETS, RuleSet, resolve_rule_set
 from eqsat_uopc.saturation.errors import SaturationError
 
-__all__ = ["DEFAULT_CONFIG", "DEFAULT_MATCH_BUDGET", "FIELD_HELP", "SaturationConfig", "resolve_config"]
+__all__ = [
+    "DEFAULT_CONFIG",
+    "DEFAULT_MATCH_BUDGET",
+    "FIELD_HELP",
+    "MATCHES_PER_BUDGET_ENODE",
+    "SaturationConfig",
+    "resolve_config",
+]
 
 # egglog rule matches a run may make by default. Above every run of the bundled corpora (6,814 runs
 # of 6,572 programs, both int semantics: at most 755,227, the 99th percentile 70,572;
 # bench/work_limits.py), so that it changes none of their results; a run that reaches it has spent
 # a few CPU seconds (130,000 to 850,000 matches a CPU second on the corpora's largest runs), about
-# what the 5 s wall-clock default it replaces allowed on a quiet machine
+# what the 5 s wall-clock default it replaces allowed on a quiet machine. The floor of the budget a
+# run gets when none is set (SaturationConfig.match_budget_in_effect)
 DEFAULT_MATCH_BUDGET = 1_000_000
+# ... above which the budget grows with the node budget: this many matches per e-node it allows
+# (100 x the default 10,000 e-nodes is the floor). A node budget sized to a larger program (it must
+# be: it may not be below the program's size) buys the work to fill it: with a fixed 1,000,000, a
+# 200,000-node program given 1,000,000 e-nodes stopped at the match budget after a few iterations,
+# where the same program at 25,000 nodes saturated or filled its budget (docs/DESIGN.md, "Scale")
+MATCHES_PER_BUDGET_ENODE = 100
 
 FIELD_HELP: dict[str, str] = {
     "rules": "saturation rule set: a name in eqsat_uopc.rules.RULE_SETS, a bundled family, a .egg family "
@@ -49,7 +67,8 @@ FIELD_HELP: dict[str, str] = {
     "node_budget": "e-nodes the e-graph may hold; an iteration that overshoots is rolled back",
     "iter_limit": "saturation iterations at most",
     "match_budget": "egglog rule matches over the run at most, the deterministic measure of saturation's "
-    "work (checked between iterations: the iteration that passes it is kept)",
+    "work (checked between iterations: the iteration that passes it is kept); None: 100 per e-node of "
+    "node_budget, at least 1,000,000",
     "time_limit": "seconds of saturation at most, checked between iterations (None: no limit); wall-clock, "
     "so a run it stops depends on the machine's load: a safety net, off by default",
     "match_limit": "back-off: a rule matching more often in one iteration is banned ...",
@@ -89,7 +108,7 @@ class SaturationConfig:
     int_semantics: str = "wrap"
     node_budget: int = 10_000
     iter_limit: int = 30
-    match_budget: int = DEFAULT_MATCH_BUDGET
+    match_budget: int | None = None
     time_limit: float | None = None
     match_limit: int = 1000
     ban_length: int = 5
@@ -116,10 +135,11 @@ class SaturationConfig:
             raise SaturationError(
                 f"int_semantics must be 'wrap' or 'no_overflow', got {self.int_semantics!r}"
             )
-        for name in ("node_budget", "iter_limit", "match_budget", "match_limit", "ban_length", "pulses"):
+        for name in ("node_budget", "iter_limit", "match_limit", "ban_length", "pulses"):
             _check_positive(name, getattr(self, name), integer=True)
-        if self.extract_branch_limit is not None:
-            _check_positive("extract_branch_limit", self.extract_branch_limit, integer=True)
+        for name in ("match_budget", "extract_branch_limit"):
+            if getattr(self, name) is not None:
+                _check_positive(name, getattr(self, name), integer=True)
         for name in ("time_limit", "extract_time_limit"):
             if getattr(self, name) is not None:
                 _check_positive(name, getattr(self, name), integer=False)
@@ -131,6 +151,15 @@ class SaturationConfig:
         cost_model(self.cost)  # CostModelError naming the problem
         if isinstance(self.extractor, str) and self.extractor != "auto":
             extractor_named(self.extractor)  # ExtractionError listing the known ones
+
+    @property
+    def match_budget_in_effect(self) -> int:
+        """The rule matches a run may make: `match_budget` when set, else MATCHES_PER_BUDGET_ENODE per
+        e-node of `node_budget`, at least DEFAULT_MATCH_BUDGET (so that a run's work grows with the
+        e-graph it may build, as a larger program needs; the default node budget gets the floor)."""
+        if self.match_budget is not None:
+            return self.match_budget
+        return max(DEFAULT_MATCH_BUDGET, MATCHES_PER_BUDGET_ENODE * self.node_budget)
 
     @property
     def rule_set(self) -> RuleSet:

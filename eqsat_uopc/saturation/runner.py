@@ -128,7 +128,7 @@ class Runner:
             config.int_semantics,
             config.node_budget,
             config.iter_limit,
-            config.match_budget,
+            config.match_budget_in_effect,
             config.time_limit,
         )
 
