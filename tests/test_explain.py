@@ -502,3 +502,43 @@ def test_caviar_530_is_explained_through_the_runs_history():
         "symbolic/cmp_self": 1,
         "symbolic/fold": 1,
     }
+
+
+def test_check_chain_takes_the_verdicts_given_and_fills_in_the_rest():
+    # explain() weighs two chains by their checks (ChainSearch's holds) and then checks the one kept: each
+    # step is checked once, the verdicts shared
+    step = RewriteStep("symbolic/add_zero", "greedy-seed", x + 0, x, (0,))
+    chain = RewriteChain((x + 0) * 3, x * 3, (step,), "wrap")
+    verdicts: dict = {}
+    assert check_chain(chain, verdicts).checks == ("proved",)
+    assert verdicts == {(x + 0, x): "proved"}
+    verdicts[(x + 0, x)] = "refuted"  # a verdict given is the step's check, not made again
+    assert check_chain(chain, verdicts).checks == ("refuted",)
+
+
+@pytest.mark.parametrize(("int_semantics", "faults"), [("wrap", [0, 1, 1]), ("no_overflow", [1, 2, 1])])
+def test_a_chains_faults_are_its_unexplained_steps_and_its_steps_failing_their_check(int_semantics, faults):
+    # a rerun's chain may go through spellings with more overflow than the input's: distributing a
+    # negation is an equality over the integers, yet no refinement under no_overflow (p4 = -2**31, p3 = 1:
+    # the left side is 2**31 - 126, the right side negates -2**31); the history's chain is kept only
+    # where it has fewer such faults than the chain before it
+    from eqsat_uopc.saturation import saturate
+    from eqsat_uopc.saturation.explain import UNEXPLAINED, ChainSearch
+    from eqsat_uopc.verify.validation import validate
+
+    p3, p4 = UOp.param(3), UOp.param(4)
+    before, after = (p3 * 126 + p4) * -1, p3 * 126 * -1 + p4 * -1
+    s = saturate(before)
+
+    def holds(a: UOp, b: UOp) -> bool:
+        return validate(a, b, int_semantics).status in ("identical", "proved", "tested")
+
+    search = ChainSearch(s.class_of, s.config.rule_set, int_semantics, None, holds=holds)
+    try:
+        named = RewriteStep("distribution/mul-add", "egglog", before, after)
+        unnamed = RewriteStep(UNEXPLAINED, "e-graph", x + 0, x)
+        got = [search._faults([named]), search._faults([unnamed, named]), search._faults([unnamed, named], 1)]
+    finally:
+        search.close()
+        s.close()
+    assert got == faults

@@ -125,19 +125,30 @@ class Explanation:
         }
 
 
-def check_chain(chain: RewriteChain) -> Explanation:
+def check_chain(chain: RewriteChain, verdicts: dict[tuple[UOp, UOp], str] | None = None) -> Explanation:
     """chain with each step checked (its after refines its before under the chain's int semantics)
-    and the whole replayed from its start."""
-    checks = tuple(
-        validate(s.before, s.after, chain.int_semantics, rlimit=STEP_RLIMIT, samples=STEP_SAMPLES).status
-        for s in chain.steps
-    )
+    and the whole replayed from its start. `verdicts`: the checks already made, (before, after) ->
+    status (the search's, where it weighed two chains), filled in as the steps are checked."""
+    verdict = _verdicts(chain.int_semantics, {} if verdicts is None else verdicts)
+    checks = tuple(verdict(s.before, s.after) for s in chain.steps)
     try:
         replay(chain)
         replayed = True
     except Exception:  # a ReplayError, or a step that builds an ill-typed term
         replayed = False
     return Explanation(chain, checks, replayed)
+
+
+def _verdicts(int_semantics: str, verdicts: dict[tuple[UOp, UOp], str]) -> Callable[[UOp, UOp], str]:
+    """A step's check (validate's status), each (before, after) checked once into verdicts."""
+
+    def verdict(before: UOp, after: UOp) -> str:
+        if (before, after) not in verdicts:
+            check = validate(before, after, int_semantics, rlimit=STEP_RLIMIT, samples=STEP_SAMPLES)
+            verdicts[(before, after)] = check.status
+        return verdicts[(before, after)]
+
+    return verdict
 
 
 def explain(program: UOp, result: Any) -> Explanation:
@@ -156,6 +167,8 @@ def explain(program: UOp, result: Any) -> Explanation:
         raise ExtractionError("explain: this result has no saturation run to explain it from")
     int_semantics = segments[0][2].config.int_semantics
     chain = RewriteChain(program, program, (), int_semantics)
+    verdicts: dict[tuple[UOp, UOp], str] = {}
+    verdict = _verdicts(int_semantics, verdicts)
     for start, end, sat in segments:
         report = sat.report
         matched = frozenset(n for n, k in report.matches.items() if k) if report is not None else None
@@ -170,12 +183,13 @@ def explain(program: UOp, result: Any) -> Explanation:
             hooks,
             sat.seeds.named_equalities(),
             (sat.program, tuple(sat.seeds.root_terms.values()), tuple(sat.seeds.equalities)),
+            lambda before, after: verdict(before, after) in _PASSED,
         )
         try:
             chain = chain + search.chain(start, end)
         finally:
             search.close()
-    return check_chain(chain)
+    return check_chain(chain, verdicts)
 
 
 def _constants(egraph: Any) -> dict[Any, UOp]:

@@ -138,8 +138,12 @@ class ChainSearch:
         hooks: frozenset[str] | None = None,
         facts: tuple[tuple[UOp, UOp, str, str], ...] = (),
         start: tuple[UOp, tuple[UOp, ...], tuple[tuple[UOp, UOp], ...]] | None = None,
+        holds: Callable[[UOp, UOp], bool] | None = None,
     ):
         self.class_of = class_of
+        # a step's check (does its after refine its before under the run's int semantics?), the caller's:
+        # the history's chain is kept only where it has fewer steps unexplained or failing it
+        self.holds = holds
         # the run's start, for the history move: its program, the root terms united with it, the hooks'
         # equalities (None: the move is not tried)
         self.start = start
@@ -195,7 +199,7 @@ class ChainSearch:
             # with the history move (a chain the other moves name wholly is kept as it is)
             again, more = self._search(start, result, history=True)
             programs += more
-            if sum(not s.explained for s in again) < sum(not s.explained for s in steps):
+            if self._faults(again, self._faults(steps)) < self._faults(steps):
                 steps = again
         self.programs = programs  # what the search took (fresh e-graphs), for a bench
         self._programs = 0  # the hints have a budget of their own
@@ -207,6 +211,19 @@ class ChainSearch:
             for s in steps
         ]
         return RewriteChain(start, result, tuple(steps), self.int_semantics)
+
+    def _faults(self, steps: list[RewriteStep], enough: int | None = None) -> int:
+        """The steps unexplained, and (with `holds`) the named steps that fail their check: under
+        `no_overflow` a rerun's chain may go through spellings with more overflow than the input's
+        (`(p3 * 126 + p4) * (-1) -> p3 * 126 * (-1) + p4 * (-1)`, equal over the integers, no
+        refinement), named yet not checked. Counted until `enough` (the count to beat) is reached."""
+        faults = sum(not s.explained for s in steps)
+        for s in steps:
+            if enough is not None and faults >= enough:
+                break
+            if s.explained and self.holds is not None and not self.holds(s.before, s.after):
+                faults += 1
+        return faults
 
     def _search(self, start: UOp, result: UOp, history: bool) -> tuple[list[RewriteStep], int]:
         """The steps from start to result (the history move tried or not), and the fresh e-graphs made."""
