@@ -129,6 +129,20 @@ def test_egglog_extractors_and_latency_read_the_whole_e_graph():
         assert (r.programs, r.cost) == (_whole(sat, **kw).programs, _whole(sat, **kw).cost)
 
 
+def test_reading_the_whole_e_graph_first_changes_no_extraction():
+    p = _chain(200)
+    fresh, read_first = saturate(p, node_budget=2_000), saturate(p, node_budget=2_000)
+    assert len(read_first.egraph.classes) > 100
+    a, b = fresh.extract(), read_first.extract()
+    assert (a.programs, a.cost, a.optimal, a.extractor, a.info) == (
+        b.programs,
+        b.cost,
+        b.optimal,
+        b.extractor,
+        b.info,
+    )
+
+
 def test_close_keeps_extraction_and_queries_working():
     p = _chain(200)
     sat = saturate(p, node_budget=2_000)

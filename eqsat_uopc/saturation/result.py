@@ -213,12 +213,12 @@ class Saturation:
         which extraction then reads a handful. The region is used only when the cheapest candidate
         is one of its programs (a candidate whose e-node a rule subsumed, or which, under
         no_overflow, may overflow, bounds nothing: the best program may cost more). egglog's own
-        extractors read the live e-graph, and get the whole."""
-        whole = self.extractable if self._egraph_cache is not None or self._live is None else None
+        extractors read the live e-graph, and get the whole. The region is made whether or not the
+        whole EGraph was built already, so that asking `.egraph` first changes no extraction."""
         if isinstance(extractor, str) and extractor != "auto":
             extractor = extractor_named(extractor)
-        if whole is not None or isinstance(extractor, EgglogExtractor):
-            return whole or self.extractable, None
+        if self._live is None or isinstance(extractor, EgglogExtractor):
+            return self.extractable, None
         best = min(candidates, key=lambda u: cost_of(u, model))
         depth = extraction_depth(model, cost_of(best, model))
         if depth is None or depth < 1:
