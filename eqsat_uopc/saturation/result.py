@@ -219,9 +219,11 @@ class Saturation:
             extractor = extractor_named(extractor)
         if self._live is None or isinstance(extractor, EgglogExtractor):
             return self.extractable, None
-        best = min(candidates, key=lambda u: cost_of(u, model))
-        depth = extraction_depth(model, cost_of(best, model))
-        if depth is None or depth < 1:
+        if extraction_depth(model, 0) is None:  # no lower bound on a node's cost: no candidate bounds depth
+            return self.extractable, None
+        best_cost, best = min(((cost_of(u, model), u) for u in candidates), key=lambda priced: priced[0])
+        depth = extraction_depth(model, best_cost)
+        if not depth:  # a candidate costing less than one node: nothing to bound
             return self.extractable, None
         with gc_paused():
             snap = self._current()

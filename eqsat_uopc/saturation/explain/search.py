@@ -409,44 +409,15 @@ class ChainSearch:
         self._pair(a, b, (), steps, DETOURS)
         return steps if all(s.explained for s in steps) else None
 
-    @contextmanager
-    def _rerun(self, a: UOp, b: UOp) -> Iterator[tuple[Engine, Lowerer, int, int] | None]:
-        """The pool's engine holding the run's start (its program, the root terms united with it, the
-        hooks' equalities) and a and b, after the bookkeeping rules and the analyses: (engine, its
-        lowerer, a's N id, b's); undone by a rollback when the block ends. None when no egglog rule
-        matched the run or the fresh e-graphs are spent."""
-        engine = self._engine_for()
-        if not self._units or self._programs >= self._program_limit or self.start is None:
-            yield None
-            return
-        self._programs += 1
-        program, roots, equalities = self.start
-        engine.checkpoint()
-        try:
-            egraph = engine.egraph
-            lowerer = Lowerer(egraph)
-            root = lowerer.lower(program)
-            for t in roots:
-                lowerer.union(root, lowerer.lower(t))
-            for x, y in equalities:
-                lowerer.union(lowerer.lower(x), lowerer.lower(y))
-            ia, ib = lowerer.lower(a), lowerer.lower(b)
-            lowerer.flush()
-            egraph.parse_and_run_program("(run bookkeeping 1)")
-            self._analyse(engine, egraph)
-            yield engine, lowerer, ia, ib
-        finally:
-            engine.rollback()
-
     def _history(self, a: UOp, b: UOp) -> History | None:
         """The rerun of the run's start with a and b: the e-graph after each iteration of the matched
         egglog rules (and the analyses), until a and b are in one e-class; None if they are not within
         HISTORY_ITERATIONS, or no egglog rule matched, or the fresh e-graphs are spent."""
-        with self._rerun(a, b) as rerun:
-            if rerun is None:
+        with self._fresh_egraph(a, b, start=self.start) as fresh:
+            if fresh is None:
                 return None
-            engine, lowerer, ia, ib = rerun
-            egraph, args = engine.egraph, lowerer.args
+            engine, lowerer = fresh
+            egraph, args, ia, ib = engine.egraph, lowerer.args, lowerer.ids[a], lowerer.ids[b]
             everything = engine.combined((*self._analyses, *(r for r, _ in self._units)))
             layers = [Layer(Snapshot(egraph), args)]
             while _value(egraph, ia) != _value(egraph, ib):
@@ -802,10 +773,14 @@ class ChainSearch:
             return None
 
     @contextmanager
-    def _fresh_egraph(self, *terms: UOp) -> Iterator[tuple[Engine, Lowerer] | None]:
+    def _fresh_egraph(
+        self, *terms: UOp, start: tuple[UOp, tuple[UOp, ...], tuple[tuple[UOp, UOp], ...]] | None = None
+    ) -> Iterator[tuple[Engine, Lowerer] | None]:
         """The pool's engine holding an e-graph of the terms alone, after the bookkeeping rules and the
         analyses, and its lowerer (the terms' N ids); every change is undone by a rollback when the
-        block ends. None when no egglog rule matched the run, or the EGGLOG_PROGRAMS tries are spent."""
+        block ends. None when no egglog rule matched the run, or the EGGLOG_PROGRAMS tries are spent.
+        With `start` (the run's start: its program, the root terms united with it, the hooks'
+        equalities), those are lowered and united first: the history move's rerun."""
         engine = self._engine_for()
         if not self._units or self._programs >= self._program_limit:
             yield None
@@ -814,6 +789,13 @@ class ChainSearch:
         engine.checkpoint()  # the pool's engine holds its program begun: each try is undone by a rollback
         try:
             lowerer = Lowerer(engine.egraph)
+            if start is not None:
+                program, roots, equalities = start
+                root = lowerer.lower(program)
+                for t in roots:
+                    lowerer.union(root, lowerer.lower(t))
+                for x, y in equalities:
+                    lowerer.union(lowerer.lower(x), lowerer.lower(y))
             for t in terms:
                 lowerer.lower(t)
             lowerer.flush()
@@ -825,13 +807,7 @@ class ChainSearch:
 
     def _congruent(self, m: UOp, b: UOp) -> bool:
         """Same operator, argument and type as b, and sources pairwise in one e-class of the run."""
-        return (
-            m.op is b.op
-            and m.arg == b.arg
-            and m.dtype is b.dtype
-            and len(m.src) == len(b.src)
-            and all(self._same_class(s, t) for s, t in zip(m.src, b.src, strict=True))
-        )
+        return same_head(m, b) and all(self._same_class(s, t) for s, t in zip(m.src, b.src, strict=True))
 
     def _iteration_terms(self, a: UOp) -> tuple[list[UOp], list[UOp]]:
         """The terms other than a of a's e-class after one iteration of the matched egglog rules on an
